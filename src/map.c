@@ -1,0 +1,152 @@
+/*
+ * libumtrace - mapping trace files: the only caller of mmap and munmap.
+ *
+ * Files are mapped whole, read-only and private. Nothing is read at map
+ * time (no MAP_POPULATE): opening a 100 GB trace costs a few system calls.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static const char *const file_names[UMT_FILE_COUNT] = {
+	[UMT_FILE_EXEC_VTABLE] = "exec.vtable",
+	[UMT_FILE_EXEC_OFFSETS] = "exec.offsets",
+	[UMT_FILE_EXEC_PREV_NEXT] = "exec.prev_next.column",
+	[UMT_FILE_INS] = "ins.itable",
+	[UMT_FILE_SYSCALL_VTABLE] = "syscall.vtable",
+	[UMT_FILE_SYSCALL_OFFSETS] = "syscall.offsets",
+	[UMT_FILE_MODULE] = "module.itable",
+	[UMT_FILE_THREAD] = "thread.itable",
+	[UMT_FILE_CONTEXT_MAP] = "context_map.itable",
+	[UMT_FILE_ADDRESS_SPACE] = "address_space.itable",
+	[UMT_FILE_TRACE_XML] = "trace.xml",
+};
+
+const char *umt_file_name(int file)
+{
+	if (file < 0 || file >= UMT_FILE_COUNT)
+		return "?";
+	return file_names[file];
+}
+
+/* Opens and fstats one file; 0 with *fd = -1 when it is missing and optional. */
+static int open_file(int dirfd, int file, bool optional, int *fd, struct stat *st)
+{
+	*fd = openat(dirfd, file_names[file], O_RDONLY | O_CLOEXEC);
+	if (*fd < 0) {
+		if (errno == ENOENT && optional)
+			return 0;
+		int code = errno == ENOENT ? UMT_E_MISSING : UMT_E_IO;
+		return umt__fail(code, file, UMT_LOC_NONE, 0, 0, "cannot open: %s",
+		                 strerror(errno));
+	}
+	if (fstat(*fd, st) != 0) {
+		int err = errno;
+		close(*fd);
+		*fd = -1;
+		return umt__fail(UMT_E_IO, file, UMT_LOC_NONE, 0, 0, "cannot stat: %s",
+		                 strerror(err));
+	}
+	if (!S_ISREG(st->st_mode)) {
+		close(*fd);
+		*fd = -1;
+		return umt__fail(UMT_E_IO, file, UMT_LOC_NONE, 0, 0, "not a regular file");
+	}
+	return 0;
+}
+
+static void record_identity(struct umt_map *m, const struct stat *st)
+{
+	m->present = true;
+	m->size = (uint64_t)st->st_size;
+	m->dev = st->st_dev;
+	m->ino = st->st_ino;
+	m->mtime = st->st_mtim;
+}
+
+static int map_fd(int fd, int file, struct umt_map *m)
+{
+	static const uint8_t empty[1];
+	if (m->size == 0) {
+		m->data = empty;
+		return 0;
+	}
+	if (m->size > SIZE_MAX)
+		return umt__fail(UMT_E_IO, file, UMT_LOC_NONE, 0, 0,
+		                 "file of %llu bytes does not fit in the address space",
+		                 (unsigned long long)m->size);
+	void *p = mmap(NULL, (size_t)m->size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED)
+		return umt__fail(UMT_E_IO, file, UMT_LOC_NONE, 0, 0, "cannot map: %s",
+		                 strerror(errno));
+	m->data = p;
+	m->mapped = true;
+	return 0;
+}
+
+int umt__stat_file(int dirfd, int file, bool optional, struct umt_map *m)
+{
+	int fd;
+	struct stat st;
+	memset(m, 0, sizeof *m);
+	int rc = open_file(dirfd, file, optional, &fd, &st);
+	if (rc < 0 || fd < 0)
+		return rc;
+	record_identity(m, &st);
+	close(fd);
+	return 0;
+}
+
+int umt__map_file(int dirfd, int file, bool optional, struct umt_map *m)
+{
+	int fd;
+	struct stat st;
+	memset(m, 0, sizeof *m);
+	int rc = open_file(dirfd, file, optional, &fd, &st);
+	if (rc < 0 || fd < 0)
+		return rc;
+	record_identity(m, &st);
+	rc = map_fd(fd, file, m);
+	close(fd);
+	return rc;
+}
+
+int umt__map_later(int dirfd, int file, struct umt_map *m)
+{
+	int fd;
+	struct stat st;
+	int rc = open_file(dirfd, file, false, &fd, &st);
+	if (rc < 0)
+		return rc;
+	if ((uint64_t)st.st_size != m->size || st.st_ino != m->ino || st.st_dev != m->dev) {
+		close(fd);
+		return umt__fail(UMT_E_IO, file, UMT_LOC_NONE, 0, 0,
+		                 "file changed since the trace was opened");
+	}
+	rc = map_fd(fd, file, m);
+	close(fd);
+	return rc;
+}
+
+void umt__map_buffer(const umt_buffer *b, struct umt_map *m)
+{
+	static const uint8_t empty[1];
+	memset(m, 0, sizeof *m);
+	if (b->data == NULL)
+		return;
+	m->present = true;
+	m->data = b->size ? (const uint8_t *)b->data : empty;
+	m->size = b->size;
+}
+
+void umt__unmap(struct umt_map *m)
+{
+	if (m->mapped)
+		munmap((void *)(uintptr_t)m->data, (size_t)m->size);
+	memset(m, 0, sizeof *m);
+}
