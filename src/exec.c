@@ -403,21 +403,3 @@ int umt_thread_iter_next(umt_thread_iter *it, umt_rec *out)
 	it->next_id = it->direction == UMT_FORWARD ? e->Next : e->Prev;
 	return 1;
 }
-
-/* ---- thread table -------------------------------------------------------- */
-
-uint64_t umt_thread_count(const umt_trace *t)
-{
-	return t ? t->thread.count : 0;
-}
-
-int umt_thread_get(const umt_trace *t, uint64_t id, const umt_thread_rec **row)
-{
-	if (t == NULL || row == NULL)
-		return umt__failf(UMT_E_INVAL, "umt_thread_get: invalid argument");
-	if (id >= t->thread.count)
-		return umt__failf(UMT_E_RANGE, "thread %llu is out of range (%llu threads)",
-		                  (unsigned long long)id, (unsigned long long)t->thread.count);
-	*row = (const umt_thread_rec *)(t->thread.rows + id * t->thread.row_size);
-	return 0;
-}

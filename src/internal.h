@@ -147,7 +147,22 @@ struct umt_trace {
 	struct umt_itable aspace;
 
 	const umt_context_map *cmap;
+
+	/*
+	 * State built lazily on first use, under lazy_lock, published with a
+	 * release store and read with an acquire load; freed by close.
+	 */
+	_Atomic(uint64_t *) ins_checked;                  /* ins.c: 1 bit per checked row */
+	_Atomic(struct umt_module_index *) module_index;  /* module.c */
+	_Atomic(umt_meta *) meta;                         /* meta.c */
+	int meta_status;                                  /* meta.c: 0, or the failed parse's code */
+	char *meta_error;                                 /* meta.c: its message */
 };
+
+/* Releases of the lazily built state, called by umt_trace_close(). */
+UMT_HIDDEN void umt__ins_release(umt_trace *t);
+UMT_HIDDEN void umt__module_release(umt_trace *t);
+UMT_HIDDEN void umt__meta_release(umt_trace *t);
 
 /** The exec.prev_next.column bytes, mapping them on first use; NULL on error. */
 UMT_HIDDEN const uint8_t *umt__prev_next(const umt_trace *t);

@@ -229,6 +229,9 @@ static umt_trace *trace_new(void)
 	t->dirfd = -1;
 	pthread_mutex_init(&t->lazy_lock, NULL);
 	atomic_init(&t->prev_next, NULL);
+	atomic_init(&t->ins_checked, NULL);
+	atomic_init(&t->module_index, NULL);
+	atomic_init(&t->meta, NULL);
 	return t;
 }
 
@@ -296,6 +299,9 @@ void umt_trace_close(umt_trace *t)
 {
 	if (t == NULL)
 		return;
+	umt__ins_release(t);
+	umt__module_release(t);
+	umt__meta_release(t);
 	for (int f = 0; f < UMT_FILE_COUNT; f++)
 		umt__unmap(&t->files[f]);
 	if (t->dirfd >= 0)

@@ -8,9 +8,17 @@
  *   4. Execution records: umt_rec, umt_exec_get(), typed accessors
  *   5. Register contexts of records: umt_context, memory references
  *   6. Iterators: record order (umt_exec_iter) and thread order (umt_thread_iter)
- *   7. Thread table
- *   8. Writer: producing traces
- *   9. Caveats
+ *   7. Instructions: insRec, decodedIns, LC slots
+ *   8. Operand values of instruction records, memory phrases
+ *   9. Context map and registers
+ *  10. System calls
+ *  11. Modules, UTF-16 names
+ *  12. Thread table
+ *  13. Address space
+ *  14. trace.xml metadata
+ *  15. Names for numeric IDs (registers, XED enums, syscalls)
+ *  16. Writer: producing traces
+ *  17. Caveats
  *
  * Conventions (apply to every function below):
  *   - Functions returning int return 0 (or a documented positive value) on
@@ -378,7 +386,325 @@ UMT_API int umt_thread_iter_next(umt_thread_iter *it, umt_rec *out);
  */
 UMT_API int umt_exec_links(const umt_trace *t, uint64_t id, int64_t *prev, int64_t *next);
 
-/* ==== 7. Thread table ==================================================== */
+/* ==== 7. Instructions: insRec, decodedIns ================================= */
+/* (section owner: src/ins.c) */
+
+/** Rows of ins.itable (0 for NULL). */
+UMT_API uint64_t umt_ins_count(const umt_trace *t);
+
+/** What lcSlot offset 2 holds in this trace (insRec RecordVer, spec 7.3.2). */
+enum umt_slot_name_kind {
+	UMT_SLOT_LARGEST_ENCLOSING = 0, /**< RecordVer 0: lcSlot.LargestEnclosing */
+	UMT_SLOT_COMMON_REG_NAME = 1    /**< RecordVer 1: lcSlot.CommonRegName */
+};
+
+/** The umt_slot_name_kind of @p t's instruction table. */
+UMT_API int umt_ins_slot_name_kind(const umt_trace *t);
+
+/**
+ * Row @p id of ins.itable, stepping by the header's RowSize.
+ * @return 0 and *row; UMT_E_INVAL, UMT_E_RANGE.
+ */
+UMT_API int umt_ins_get(const umt_trace *t, uint64_t id, const umt_ins_rec **row);
+
+/**
+ * The code bytes of instruction @p id (CodeSize of them, at most 15).
+ * @return 0; UMT_E_INVAL, UMT_E_RANGE, UMT_E_BOUNDS (CodeSize > 15).
+ */
+UMT_API int umt_ins_code(const umt_trace *t, uint64_t id, const uint8_t **bytes,
+                         unsigned *size);
+
+/**
+ * The disassembly of instruction @p id: the cStr at ExtraFP + DisasmFP,
+ * checked to lie inside the extra area and to end with its NUL, so *text is
+ * a C string of *len characters. Strings may be shared by instructions.
+ * @return 0; UMT_E_INVAL, UMT_E_RANGE, UMT_E_BOUNDS, UMT_E_CORRUPT.
+ */
+UMT_API int umt_ins_disasm(const umt_trace *t, uint64_t id, const char **text, size_t *len);
+
+/** A checked view of the decoded instruction of one insRec. */
+typedef struct umt_decoded {
+	const umt_decoded_ins *ins; /**< fixed part, in the mapping */
+	const umt_lc_slot *slots;   /**< ins->LCCount slots */
+	uint64_t ins_id;            /**< instruction row it was reached from */
+	uint64_t offset;            /**< file offset of ins in ins.itable */
+} umt_decoded;
+
+/**
+ * The decodedIns of instruction @p ins_id, checked: DecodedFP + 88 +
+ * 12 * LCCount inside the extra area; ExpCount <= 4; every slot index
+ * (operands' Before/AfterSlot, Mem0Seg/Base/IndexSlot, Mem1BaseSlot) below
+ * LCCount or one of 0xfd/0xfe/0xff; FirstOutSlot <= FirstAfterSlot <=
+ * LCCount; every slot's Offset + width (ValueSize, plus 8 address bytes
+ * when AddrWidth > 0) inside LCSize; AddrWidth <= 8; Mem0Scale 0, 1, 2, 4
+ * or 8; each operand inside its slot. Several instructions may share one
+ * body. A row is fully checked once; later calls are O(1).
+ * @return 0; UMT_E_INVAL, UMT_E_RANGE, UMT_E_BOUNDS, UMT_E_CORRUPT (message
+ *   names the instruction ID and the offset).
+ */
+UMT_API int umt_ins_decoded(const umt_trace *t, uint64_t ins_id, umt_decoded *out);
+
+/** Group of an LC slot, from FirstOutSlot and FirstAfterSlot (spec 7.2.1). */
+enum umt_slot_group {
+	UMT_SLOT_GROUP_BEFORE = 0,            /**< before value of a read or read-write operand */
+	UMT_SLOT_GROUP_BEFORE_WRITE_ONLY = 1, /**< before value of a write-only operand */
+	UMT_SLOT_GROUP_AFTER = 2              /**< after value */
+};
+
+/** The umt_slot_group of slot @p slot, or UMT_E_RANGE. */
+UMT_API int umt_decoded_slot_group(const umt_decoded *d, unsigned slot);
+
+/** Explicit operand @p i (i < ExpCount), or NULL. */
+UMT_API const umt_exp_oper *umt_decoded_operand(const umt_decoded *d, unsigned i);
+
+/** decodedIns.Flags helpers. */
+static inline int umt_decoded_is_rep(const umt_decoded *d) { return (d->ins->Flags & UMT_DEC_F_REP) != 0; }
+static inline int umt_decoded_is_repne(const umt_decoded *d) { return (d->ins->Flags & UMT_DEC_F_REPNE) != 0; }
+static inline int umt_decoded_is_lock(const umt_decoded *d) { return (d->ins->Flags & UMT_DEC_F_LOCK) != 0; }
+static inline int umt_decoded_is_32in64(const umt_decoded *d) { return (d->ins->Flags & UMT_DEC_F_32IN64) != 0; }
+static inline int umt_decoded_reads_memory(const umt_decoded *d) { return (d->ins->Flags & UMT_DEC_F_READS_MEM) != 0; }
+static inline int umt_decoded_writes_memory(const umt_decoded *d) { return (d->ins->Flags & UMT_DEC_F_WRITES_MEM) != 0; }
+
+/* ==== 8. Operand values of instruction records =========================== */
+/* (section owner: src/operand.c) */
+
+/** A value in a local context or a constant slot: little-endian bytes. */
+typedef struct umt_value {
+	const uint8_t *data; /**< size bytes, in the mapping (or in the ConstSlot) */
+	uint32_t size;
+	int is_const;        /**< 1 when it comes from decodedIns.ConstSlot */
+} umt_value;
+
+/** Zero-extends the first min(size, 8) bytes of @p v to 64 bits. */
+UMT_API uint64_t umt_value_u64(const umt_value *v);
+
+/** An instruction record bound to its decoded instruction. */
+typedef struct umt_ins_exec {
+	umt_decoded dec;
+	const uint8_t *lc;   /**< local context of the record */
+	uint64_t lc_size;    /**< at least dec.ins->LCSize (checked) */
+	uint64_t record_id;
+	uint64_t lc_offset;  /**< offset of lc in exec.vtable */
+	int64_t ins_id;
+	int is_64bit;        /**< the record's 64-bit flag */
+} umt_ins_exec;
+
+/**
+ * Binds instruction record @p r to its decoded instruction: InsID inside
+ * the instruction table, decodedIns checked, LC length >= LCSize.
+ * @return 0; UMT_E_INVAL (not an instruction record), UMT_E_BOUNDS
+ *   (InsID outside the table, LC shorter than LCSize), errors of
+ *   umt_ins_decoded().
+ */
+UMT_API int umt_rec_ins_exec(const umt_trace *t, const umt_rec *r, umt_ins_exec *out);
+
+/** When: before or after execution. */
+enum umt_when { UMT_BEFORE = 0, UMT_AFTER = 1 };
+
+/** What an explicit operand or a slot designates. */
+enum umt_operand_kind {
+	UMT_KIND_REGISTER = 0,  /**< a register value */
+	UMT_KIND_MEMORY = 1,    /**< MEM0, MEM1, STACKPUSH, STACKPOP: address then value */
+	UMT_KIND_AGEN = 2,      /**< computed address, no memory access */
+	UMT_KIND_IMMEDIATE = 3  /**< constant from ConstSlot (slot 0xfd/0xfe) */
+};
+
+/** The umt_operand_kind of explicit operand @p i, or UMT_E_RANGE. */
+UMT_API int umt_operand_kind(const umt_ins_exec *x, unsigned i);
+
+/**
+ * Value of explicit operand @p i before or after execution:
+ * LC + LCSlots[slot].Offset + Before/AfterOffset, expOper.Size bytes; for
+ * slot 0xfd/0xfe, the ConstSlot bytes. Every access is checked against the
+ * LC length.
+ * @return 0; UMT_E_RANGE (i >= ExpCount), UMT_E_NO_VALUE (no after value:
+ *   read-only operand, or slot 0xff), UMT_E_BOUNDS.
+ */
+UMT_API int umt_operand_value(const umt_ins_exec *x, unsigned i, int when, umt_value *out);
+
+/**
+ * Memory address of explicit operand @p i: for memory operands the 64-bit
+ * address stored before the value, masked to AddrWidth bytes; for AGEN the
+ * computed address (its value).
+ * @return 0; UMT_E_RANGE, UMT_E_NO_VALUE (not memory or AGEN), UMT_E_BOUNDS.
+ */
+UMT_API int umt_operand_address(const umt_ins_exec *x, unsigned i, uint64_t *address);
+
+/** A memory phrase seg:[base + index * scale + disp] and its effective address. */
+typedef struct umt_mem_phrase {
+	int16_t seg_reg, base_reg, index_reg; /**< slot RegNames, 0 (INVALID) when absent */
+	uint64_t seg;   /**< FS/GS base value, 0 when absent */
+	uint64_t base;  /**< base register value, 0 when absent */
+	uint64_t index; /**< index register value, 0 when absent or scale 0 */
+	uint8_t scale;  /**< 0 (no index), 1, 2, 4, 8 */
+	int64_t disp;   /**< ConstSlot[0], sign-extended (MEM0/AGEN only) */
+	uint64_t ea;    /**< seg + base + index * scale + disp, modulo 2^32 in 32-bit code */
+} umt_mem_phrase;
+
+/**
+ * The memory phrase of MEM0/AGEN (@p which 0) or MEM1 (@p which 1: base
+ * only) from the before values of its slots, and its effective address
+ * (ERRATA 13), for comparison with the stored address.
+ * @return 0; UMT_E_INVAL, UMT_E_NO_VALUE (no such phrase: no base, index or
+ *   segment slot and no MEM0/AGEN operand), UMT_E_BOUNDS.
+ */
+UMT_API int umt_ins_exec_phrase(const umt_ins_exec *x, int which, umt_mem_phrase *out);
+
+/**
+ * Value of LC slot @p slot: ValueSize bytes (after the 8-byte address for
+ * memory slots) and, for memory slots, the address in *address (may be NULL).
+ * @return 0; UMT_E_RANGE, UMT_E_BOUNDS.
+ */
+UMT_API int umt_lc_slot_value(const umt_ins_exec *x, unsigned slot, umt_value *value,
+                              uint64_t *address);
+
+/**
+ * Finds register @p reg in the LC before or after execution: a slot naming
+ * it, or a slot whose common name (lcSlot offset 2) equals the context
+ * map's CommonName[reg] and which encloses it (found through the context
+ * map's offsets: al in eax, ah at byte 1). *out is the register's own bytes.
+ * @return 0; UMT_E_NOT_FOUND; UMT_E_BOUNDS.
+ */
+UMT_API int umt_lc_find_reg(const umt_trace *t, const umt_ins_exec *x, int reg, int when,
+                            umt_value *out);
+
+/* ==== 9. Context map and registers ======================================== */
+/* (section owner: src/context.c) */
+
+/** The trace's context map, in the mapping (17424 bytes). */
+UMT_API const umt_context_map *umt_context_map_get(const umt_trace *t);
+
+/** One register of the context map. */
+typedef struct umt_reg_desc {
+	int reg;               /**< register ID (XED enum of the trace) */
+	char name[UMT_REG_NAME_SIZE + 1]; /**< StrName, NUL-terminated ("" when empty) */
+	int common;            /**< CommonName[reg] */
+	umt_reg_info map32;    /**< placement in 32-bit dumps */
+	umt_reg_info map64;    /**< placement in 64-bit dumps */
+	int in32, in64;        /**< 1 when present in that dump (Offset != 0xffff, Size > 0) */
+} umt_reg_desc;
+
+/** Describes register @p reg (< 512). @return 0; UMT_E_INVAL, UMT_E_RANGE. */
+UMT_API int umt_context_map_reg(const umt_trace *t, int reg, umt_reg_desc *out);
+
+/**
+ * The register whose StrName is @p name, case-insensitively (first match).
+ * @return the register ID (>= 0); UMT_E_INVAL, UMT_E_NOT_FOUND.
+ */
+UMT_API int umt_reg_by_name(const umt_trace *t, const char *name);
+
+/**
+ * Value of register @p reg in the dump of context @p c, using the 64-bit
+ * or 32-bit map by the record's 64-bit flag; Offset + Size is checked
+ * against DumpSize.
+ * @return 0; UMT_E_INVAL, UMT_E_RANGE, UMT_E_NOT_FOUND (absent from this
+ *   map), UMT_E_BOUNDS.
+ */
+UMT_API int umt_context_reg(const umt_trace *t, const umt_context *c, int reg, umt_value *out);
+
+/* ==== 10. System calls ===================================================== */
+/* (section owner: src/syscall.c) */
+
+/** Syscall records (0 for NULL). */
+UMT_API uint64_t umt_syscall_count(const umt_trace *t);
+
+/** A checked view of one syscall record. */
+typedef struct umt_syscall {
+	const umt_syscall_rec *rec; /**< fixed fields, in the mapping */
+	uint64_t id;
+	uint64_t offset;            /**< of the record in syscall.vtable */
+	uint64_t size;              /**< Size of its (Offset, Size) pair */
+	const uint8_t *args;        /**< rec->ArgCount little-endian i64 values */
+	const uint8_t *extras;      /**< raw extras bytes (undocumented format) */
+	uint64_t extras_size;       /**< from ExtrasFP to the end of the record */
+	int args_fp_absolute;       /**< 1 when ArgsFP had to be read as absolute (ERRATA 7) */
+} umt_syscall;
+
+/**
+ * Syscall record @p id through its (Offset, Size) pair: inside
+ * syscall.vtable and after its header, Size at least 56, ArgsFP (relative
+ * to the record, or absolute when only that reading fits, ERRATA 7) and
+ * ExtrasFP inside the record.
+ * @return 0; UMT_E_INVAL, UMT_E_RANGE, UMT_E_BOUNDS, UMT_E_TRUNCATED.
+ */
+UMT_API int umt_syscall_get(const umt_trace *t, uint64_t id, umt_syscall *out);
+
+/** Argument @p i (< ArgCount) of @p s. @return 0; UMT_E_RANGE. */
+UMT_API int umt_syscall_arg(const umt_syscall *s, unsigned i, uint64_t *value);
+
+/**
+ * The syscall record of an entry, exit or skipped-exit record.
+ * @return 0; UMT_E_INVAL (other type), UMT_E_NO_VALUE (SyscallID -1),
+ *   UMT_E_BOUNDS (SyscallID outside the table), errors of umt_syscall_get().
+ */
+UMT_API int umt_rec_syscall(const umt_trace *t, const umt_rec *r, umt_syscall *out);
+
+/* ==== 11. Modules ========================================================== */
+/* (section owner: src/module.c) */
+
+/** Rows of module.itable (0 for NULL). */
+UMT_API uint64_t umt_module_count(const umt_trace *t);
+
+/**
+ * Row @p id of module.itable (48 or 64 bytes).
+ * @return 0; UMT_E_INVAL, UMT_E_RANGE.
+ */
+UMT_API int umt_module_get(const umt_trace *t, uint64_t id, const umt_module_rec **row);
+
+/**
+ * Row @p id with the 2015 fields (LastFileWriteTime, VersionInfo).
+ * @return 0; UMT_E_NO_VALUE when RowSize < 64; UMT_E_INVAL, UMT_E_RANGE.
+ */
+UMT_API int umt_module_get_2015(const umt_trace *t, uint64_t id,
+                                const umt_module_rec_2015 **row);
+
+/** Which name of a module. */
+enum umt_module_name { UMT_MODULE_WIN_NAME = 0, UMT_MODULE_DEVICE_NAME = 1 };
+
+/**
+ * A module name as a checked uStr: its FP, Length (>= 0) and terminating
+ * unit inside the extra area. *units receives Length UTF-16LE code units.
+ * @return 0; UMT_E_INVAL, UMT_E_RANGE, UMT_E_BOUNDS.
+ */
+UMT_API int umt_module_name_utf16(const umt_trace *t, uint64_t id, int which,
+                                  const uint16_t **units, size_t *count);
+
+/**
+ * A module name converted to UTF-8 into @p buf (always NUL-terminated when
+ * @p size > 0). @return the UTF-8 length it needs (like snprintf), or a
+ * negative error as umt_module_name_utf16().
+ */
+UMT_API long umt_module_name(const umt_trace *t, uint64_t id, int which, char *buf, size_t size);
+
+/**
+ * Converts @p n UTF-16LE code units (any uStr) to UTF-8 in @p out; unpaired
+ * surrogates become U+FFFD. Units are read bytewise (no alignment needed).
+ * @return the UTF-8 length needed without the NUL (like snprintf); @p out
+ *   receives as much as fits, NUL-terminated when @p cap > 0.
+ */
+UMT_API size_t umt_utf16_to_utf8(const void *units, size_t n, char *out, size_t cap);
+
+/** FILETIME (100 ns ticks since 1601) to Unix seconds and nanoseconds. */
+UMT_API void umt_filetime_to_unix(uint64_t filetime, int64_t *sec, uint32_t *nsec);
+
+/**
+ * The module containing @p address at record @p eid: StartAddr <= address
+ * <= EndAddr and LoadEID <= eid < UnloadEID (UnloadEID -1: never unloaded).
+ * Modules load and unload over time and can reuse addresses. O(log n) after
+ * an index built on first use (thread-safe).
+ * @return 0 and *module_id; UMT_E_NOT_FOUND; UMT_E_NOMEM.
+ */
+UMT_API int umt_module_find(const umt_trace *t, uint64_t address, uint64_t eid,
+                            uint64_t *module_id);
+
+/**
+ * The module of instruction @p ins_id (insRec.ModuleID, checked).
+ * @return 0; UMT_E_NOT_FOUND (ModuleID -1: floating code); UMT_E_BOUNDS
+ *   (outside the module table); UMT_E_RANGE.
+ */
+UMT_API int umt_ins_module(const umt_trace *t, uint64_t ins_id, uint64_t *module_id);
+
+/* ==== 12. Thread table ===================================================== */
 
 /** Rows of thread.itable (0 for NULL). */
 UMT_API uint64_t umt_thread_count(const umt_trace *t);
@@ -389,7 +715,240 @@ UMT_API uint64_t umt_thread_count(const umt_trace *t);
  */
 UMT_API int umt_thread_get(const umt_trace *t, uint64_t id, const umt_thread_rec **row);
 
-/* ==== 8. Writer ========================================================== */
+/**
+ * The first thread row whose WinTID is @p win_tid (Windows reuses TIDs:
+ * later rows may share it). @return 0 and *id; UMT_E_INVAL, UMT_E_NOT_FOUND.
+ */
+UMT_API int umt_thread_find_win_tid(const umt_trace *t, int32_t win_tid, uint64_t *id);
+
+/* ==== 13. Address space ==================================================== */
+/* (section owner: src/address_space.c) */
+
+/** Rows of address_space.itable (0 for NULL). */
+UMT_API uint64_t umt_address_range_count(const umt_trace *t);
+
+/** Row @p id of address_space.itable. @return 0; UMT_E_INVAL, UMT_E_RANGE. */
+UMT_API int umt_address_range_get(const umt_trace *t, uint64_t id,
+                                  const umt_address_range **row);
+
+/**
+ * Whether @p address lies in a used range, by binary search over the
+ * ranges (sorted and disjoint in valid traces; umt_verify() checks it).
+ * @return 1 with *id (may be NULL) the range; 0 when not; UMT_E_INVAL.
+ */
+UMT_API int umt_address_space_find(const umt_trace *t, uint64_t address, uint64_t *id);
+
+/* ==== 14. trace.xml metadata =============================================== */
+/* (section owner: src/meta.c) */
+
+/** Parsed trace.xml: its leaf elements by path. */
+typedef struct umt_meta umt_meta;
+
+/** Layout of a trace.xml (ERRATA 18, 19). */
+enum umt_meta_layout {
+	UMT_META_NONE = 0,     /**< no trace.xml */
+	UMT_META_ROOTLESS = 1, /**< pre-2015: several top-level elements, no root */
+	UMT_META_2015 = 2      /**< one TraceMetaData root */
+};
+
+/**
+ * Parses a trace.xml held in memory (both real layouts; libxml2 with
+ * network access and external entities off; at most UMT_META_MAX_SIZE
+ * bytes). @p name names it in messages.
+ * @return 0; UMT_E_XML (message with libxml2's line and column),
+ *   UMT_E_NOMEM, UMT_E_INVAL.
+ */
+UMT_API int umt_meta_parse(const void *xml, size_t size, const char *name, umt_meta **out);
+#define UMT_META_MAX_SIZE (4u << 20)
+
+/** Frees what umt_meta_parse() returned; NULL is allowed. */
+UMT_API void umt_meta_free(umt_meta *m);
+
+/**
+ * The trace's metadata, parsed on first call (thread-safe) and kept until
+ * umt_trace_close(). Without a trace.xml this succeeds with an empty
+ * metadata (layout UMT_META_NONE) whose lookups all say unknown.
+ * @return 0; UMT_E_XML for a malformed or oversized trace.xml (every call
+ *   then returns it; the binary tables stay readable).
+ */
+UMT_API int umt_trace_meta(const umt_trace *t, const umt_meta **out);
+
+/** The layout of @p m (enum umt_meta_layout). */
+UMT_API int umt_meta_layout(const umt_meta *m);
+
+/**
+ * Text of the element at @p path ("Xed/Version"), case-insensitive, in
+ * either layout: "Xed/Version" finds /Xed/Version and
+ * /TraceMetaData/Xed/Version; a leading '/' is allowed. NULL when absent.
+ */
+UMT_API const char *umt_meta_get(const umt_meta *m, const char *path);
+
+/** Number of leaf elements (elements without child elements). */
+UMT_API size_t umt_meta_leaf_count(const umt_meta *m);
+
+/**
+ * Leaf @p i in document order: its path from the top ("/TraceMetaData/Xed/
+ * Version", or "/Xed/Version" without a root) and its text.
+ * @return 0; UMT_E_RANGE.
+ */
+UMT_API int umt_meta_leaf(const umt_meta *m, size_t i, const char **path, const char **text);
+
+/** The essentials of trace.xml; strings NULL and numbers -1 when unknown. */
+typedef struct umt_meta_info {
+	int layout;                  /**< enum umt_meta_layout */
+	const char *xed_version;     /**< Xed/Version as written */
+	int64_t xed_date;            /**< 20150121 when it is an 8-digit date, else -1 */
+	int xed_is_pin_build;        /**< 1 when it is a Pin build number such as 56759 */
+	const char *process_id;
+	int64_t pid;
+	int bitness;                 /**< 32 or 64, -1 unknown */
+	const char *app_command_line;
+	const char *pin_version;
+	const char *pin_command_line;
+	const char *os_id;
+	const char *os_name;
+	int has_xmm, has_ymm, has_zmm; /**< 1, 0 or -1 */
+	const char *raw_trace_date;  /**< 2015: RawTrace/DateTime */
+	const char *umtracer_version;
+	int ins_format_version;      /**< UMTracer/Ins/Format/Version (either layout) */
+	int exec_format_version;
+	int syscall_table_version;   /**< pre-2015 UMTracer/Exec/SyscallTable/Version */
+} umt_meta_info;
+
+/** Fills @p out from @p m (pointers into @p m). @return 0; UMT_E_INVAL. */
+UMT_API int umt_meta_get_info(const umt_meta *m, umt_meta_info *out);
+
+/**
+ * Cross-checks trace.xml against the binary headers: the syscall
+ * unified-ID version (syscall.vtable's UnifiedIDsVer is authoritative,
+ * ERRATA 21) and the format versions when present.
+ * @return 0 when consistent or unknown; UMT_E_CORRUPT naming both values;
+ *   UMT_E_XML.
+ */
+UMT_API int umt_trace_meta_check(const umt_trace *t);
+
+/* ==== 15. Names for numeric IDs ============================================ */
+/* (section owner: src/names.c) */
+
+/** Longest register name umt_reg_name() writes, with its NUL. */
+#define UMT_REG_NAME_MAX 24
+
+/** Version-dependent register names (ERRATA 17). */
+enum umt_special_reg {
+	UMT_SPECIAL_STACKPUSH = 0,
+	UMT_SPECIAL_STACKPOP = 1,
+	UMT_SPECIAL_FSBASE = 2,
+	UMT_SPECIAL_GSBASE = 3
+};
+
+/**
+ * Value of a version-dependent register for XED version @p xed_date
+ * (20150121; 20140106, 20131119 and Pin build numbers (< 19000000) use the
+ * older numbering, 6 lower). @return the value, or UMT_E_INVAL.
+ */
+UMT_API int umt_xed_special_reg(int64_t xed_date, int which);
+
+/**
+ * Name of register @p reg for XED version @p xed_date without a trace:
+ * "mem0", "mem1", "agen" for the special values, otherwise the built-in
+ * XED 20150121 table (renumbered for older versions). @return the name, or
+ * NULL when unknown.
+ */
+UMT_API const char *umt_xed_reg_name(int64_t xed_date, int reg);
+
+/**
+ * Name of register @p reg in trace @p t, always available: the special
+ * names, the context map's StrName, then the built-in table for the
+ * trace's XED version (20150121 when unknown); "reg<N>" as a last resort.
+ * Writes into @p buf (UMT_REG_NAME_MAX bytes suffice) and returns it.
+ */
+UMT_API const char *umt_reg_name(const umt_trace *t, int reg, char *buf, size_t size);
+
+/** One loaded enumeration: values to names and back. */
+typedef struct umt_enum umt_enum;
+
+/**
+ * Loads the first enum typedef (or the one named @p type_name, such as
+ * "xed_iclass_enum_t") of a C header held in memory: implicit sequential
+ * values, "= 123" and "= 0x7b", aliases naming earlier constants, // and
+ * block comments, preprocessor lines, thousands of entries. @p file names
+ * it in messages.
+ * @return 0; UMT_E_CORRUPT (what cannot be parsed, with file and line),
+ *   UMT_E_NOT_FOUND (no such enum), UMT_E_NOMEM, UMT_E_INVAL.
+ */
+UMT_API int umt_enum_parse(const char *text, size_t size, const char *file,
+                           const char *type_name, umt_enum **out);
+
+/** Loads an enum from a header file; as umt_enum_parse(), plus UMT_E_IO. */
+UMT_API int umt_enum_load(const char *path, const char *type_name, umt_enum **out);
+
+/** Frees an enum; NULL is allowed. */
+UMT_API void umt_enum_free(umt_enum *e);
+
+/** Number of constants (aliases included). */
+UMT_API size_t umt_enum_count(const umt_enum *e);
+
+/**
+ * Name of @p value, without the enum's common prefix ("MOV" for
+ * XED_ICLASS_MOV; syscall names are kept whole), first constant defined
+ * with that value; NULL when none. O(1).
+ */
+UMT_API const char *umt_enum_name(const umt_enum *e, int64_t value);
+
+/**
+ * Value of constant @p name, with or without the prefix, case-sensitive.
+ * O(log n). @return 0; UMT_E_NOT_FOUND.
+ */
+UMT_API int umt_enum_value(const umt_enum *e, const char *name, int64_t *value);
+
+/** The name tables of a format-documentation directory. */
+typedef struct umt_names umt_names;
+
+/** Tables held by umt_names. */
+enum umt_names_table {
+	UMT_NAMES_REG = 0,      /**< xed-reg-enum.h */
+	UMT_NAMES_ICLASS = 1,   /**< xed-iclass-enum.h: mnemonics */
+	UMT_NAMES_IFORM = 2,    /**< xed-iform-enum.h: forms */
+	UMT_NAMES_CATEGORY = 3, /**< xed-category-enum.h or xed-icategory-enum.h */
+	UMT_NAMES_SYSCALL0 = 4, /**< syscall_unified_id_v0.h */
+	UMT_NAMES_SYSCALL1 = 5, /**< syscall_unified_id_v1.h */
+	UMT_NAMES_COUNT
+};
+
+/**
+ * Loads every table found in directory @p dir (missing ones stay absent;
+ * at least one must load). The XED version of the tables is the 8-digit
+ * date in the directory's name ("XED v20150121") when there is one, else
+ * deduced from the register enum (where XED_REG_GSBASE sits).
+ * @return 0; UMT_E_NOT_FOUND (no table), UMT_E_CORRUPT, UMT_E_IO, UMT_E_NOMEM.
+ */
+UMT_API int umt_names_load_dir(const char *dir, umt_names **out);
+
+/** Frees @p n; NULL is allowed. */
+UMT_API void umt_names_free(umt_names *n);
+
+/** The table @p which, or NULL when it was not loaded. */
+UMT_API const umt_enum *umt_names_table(const umt_names *n, int which);
+
+/** XED version of the loaded tables (20150121), or -1 when unknown. */
+UMT_API int64_t umt_names_xed_date(const umt_names *n);
+
+/**
+ * Checks the tables against trace @p t: the trace's XED version must not
+ * be newer than the tables' (spec 13), and the syscall table of the
+ * trace's UnifiedIDsVer must be loaded to name syscalls.
+ * @return 0; UMT_E_VERSION with a message saying which versions differ.
+ */
+UMT_API int umt_names_check(const umt_names *n, const umt_trace *t);
+
+/** Name helpers: NULL when the table is absent or the value unknown. */
+UMT_API const char *umt_names_mnemonic(const umt_names *n, int value);
+UMT_API const char *umt_names_form(const umt_names *n, int value);
+UMT_API const char *umt_names_category(const umt_names *n, int value);
+/** Syscall name of unified ID @p value in table version @p ids_version. */
+UMT_API const char *umt_names_syscall(const umt_names *n, int ids_version, int value);
+
+/* ==== 16. Writer ========================================================== */
 
 /** A trace being written. Memory use is independent of the record count. */
 typedef struct umt_writer umt_writer;
@@ -585,7 +1144,7 @@ UMT_API void umt_context_map_default(umt_context_map *m, int ins_record_version,
 /** Number of records written so far (the ID of the next one). */
 UMT_API uint64_t umt_writer_exec_count(const umt_writer *w);
 
-/* ==== 9. Caveats ========================================================= */
+/* ==== 17. Caveats ========================================================= */
 
 /*
  * - Files are mapped read-only (PROT_READ, MAP_PRIVATE). If another process
