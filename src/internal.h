@@ -159,6 +159,13 @@ struct umt_trace {
 	char *meta_error;                                 /* meta.c: its message */
 };
 
+/**
+ * meta.c: the trace's XED version as a number (20150121), parsing trace.xml
+ * on first use; -1 when unknown (no trace.xml, no date, malformed file).
+ * Pin build numbers (56759) are returned as they are (< 19000000).
+ */
+UMT_HIDDEN int64_t umt__trace_xed_date(const umt_trace *t);
+
 /* Releases of the lazily built state, called by umt_trace_close(). */
 UMT_HIDDEN void umt__ins_release(umt_trace *t);
 UMT_HIDDEN void umt__module_release(umt_trace *t);
