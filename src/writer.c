@@ -857,87 +857,123 @@ static int finish_small_tables(umt_writer *w)
 
 /* ---- trace.xml ---------------------------------------------------------------- */
 
-static int xml_text(struct mbuf *b, const char *s)
+/*
+ * Writes leaves given as slash-separated paths, nesting them: consecutive
+ * leaves that share parents share the parent elements, as in real files.
+ */
+struct xml_out {
+	struct mbuf *b;
+	char open[8][32]; /* element names currently open */
+	int depth;
+	bool failed;
+};
+
+static void xml_put(struct xml_out *x, const char *s, size_t n)
 {
-	int rc = 0;
-	for (; rc == 0 && *s; s++) {
-		switch (*s) {
-		case '&': rc = mb_put(b, "&amp;", 5); break;
-		case '<': rc = mb_put(b, "&lt;", 4); break;
-		case '>': rc = mb_put(b, "&gt;", 4); break;
-		case '"': rc = mb_put(b, "&quot;", 6); break;
-		default: rc = mb_put(b, s, 1); break;
-		}
-	}
-	return rc;
+	if (!x->failed && mb_put(x->b, s, n) < 0)
+		x->failed = true;
 }
 
-/* Writes <a><b>...</b></a> for a slash-separated path; nothing when value is NULL. */
-static int xml_leaf(struct mbuf *b, const char *path, const char *value)
+static void xml_puts(struct xml_out *x, const char *s)
+{
+	xml_put(x, s, strlen(s));
+}
+
+static void xml_indent(struct xml_out *x, int depth)
+{
+	for (int i = 0; i < depth; i++)
+		xml_puts(x, "  ");
+}
+
+static void xml_close_to(struct xml_out *x, int depth)
+{
+	while (x->depth > depth) {
+		x->depth--;
+		xml_indent(x, x->depth);
+		xml_puts(x, "</");
+		xml_puts(x, x->open[x->depth]);
+		xml_puts(x, ">\n");
+	}
+}
+
+static void xml_leaf(struct xml_out *x, const char *path, const char *value)
 {
 	if (value == NULL)
-		return 0;
+		return;
 	char names[8][32];
-	int n = 0, rc = 0;
+	int n = 0;
 	for (const char *p = path; *p && n < 8; n++) {
 		size_t k = strcspn(p, "/");
 		snprintf(names[n], sizeof names[n], "%.*s", (int)k, p);
 		p += k + (p[k] == '/');
 	}
-	for (int i = 0; rc == 0 && i < n; i++)
-		rc = mb_put(b, "<", 1) || mb_put(b, names[i], strlen(names[i])) || mb_put(b, ">", 1);
-	if (rc == 0)
-		rc = xml_text(b, value);
-	for (int i = n - 1; rc == 0 && i >= 0; i--)
-		rc = mb_put(b, "</", 2) || mb_put(b, names[i], strlen(names[i])) || mb_put(b, ">", 1);
-	if (rc == 0)
-		rc = mb_put(b, "\n", 1);
-	return rc ? UMT_E_NOMEM : 0;
+	int keep = 0;
+	while (keep < x->depth && keep < n - 1 && !strcmp(x->open[keep], names[keep]))
+		keep++;
+	xml_close_to(x, keep);
+	for (; x->depth < n - 1; x->depth++) {
+		xml_indent(x, x->depth);
+		xml_puts(x, "<");
+		xml_puts(x, names[x->depth]);
+		xml_puts(x, ">\n");
+		memcpy(x->open[x->depth], names[x->depth], sizeof names[0]);
+	}
+	xml_indent(x, x->depth);
+	xml_puts(x, "<");
+	xml_puts(x, names[n - 1]);
+	xml_puts(x, ">");
+	for (const char *s = value; *s; s++) {
+		switch (*s) {
+		case '&': xml_puts(x, "&amp;"); break;
+		case '<': xml_puts(x, "&lt;"); break;
+		case '>': xml_puts(x, "&gt;"); break;
+		case '"': xml_puts(x, "&quot;"); break;
+		default: xml_put(x, s, 1); break;
+		}
+	}
+	xml_puts(x, "</");
+	xml_puts(x, names[n - 1]);
+	xml_puts(x, ">\n");
 }
 
 static int build_xml(const umt_writer *w, struct mbuf *b)
 {
-	const umt_writer_xml *x = &w->opt.xml;
+	const umt_writer_xml *m = &w->opt.xml;
 	bool root = w->opt.xml_root;
 	char exec_ver[16], ins_ver[16], ids_ver[16];
 	snprintf(exec_ver, sizeof exec_ver, "%d", w->opt.exec_version);
 	snprintf(ins_ver, sizeof ins_ver, "%d", w->opt.ins_record_version);
 	snprintf(ids_ver, sizeof ids_ver, "%d", w->opt.unified_ids_version);
-	const char *head = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n";
-	int rc = mb_put(b, head, strlen(head));
-	if (rc == 0 && root)
-		rc = mb_put(b, "<TraceMetaData>\n", 16);
+	struct xml_out x = {.b = b};
+	xml_puts(&x, "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n");
+	/* In the 2015 layout everything sits under TraceMetaData (ERRATA 19). */
+	const char *top = root ? "TraceMetaData/" : "";
 	struct { const char *path, *value; } leaves[] = {
-		{"CPU/HasXMM", x->has_xmm}, {"CPU/hasYMM", x->has_ymm}, {"CPU/hasZMM", x->has_zmm},
-		{"OS/Id", x->os_id}, {"OS/Name", x->os_name},
-		{"Pin/Version", x->pin_version}, {"Pin/CommandLine", x->pin_command_line},
-		{"Xed/Version", x->xed_version},
-		{"App/CommandLine", x->app_command_line}, {"App/Bitness", x->bitness},
-		{"App/ProcessID", x->process_id},
+		{"CPU/HasXMM", m->has_xmm}, {"CPU/hasYMM", m->has_ymm}, {"CPU/hasZMM", m->has_zmm},
+		{"OS/Id", m->os_id}, {"OS/Name", m->os_name},
+		{"Pin/Version", m->pin_version}, {"Pin/CommandLine", m->pin_command_line},
+		{"Xed/Version", m->xed_version},
+		{"App/CommandLine", m->app_command_line}, {"App/Bitness", m->bitness},
+		{"App/ProcessID", m->process_id},
+		{"RawTrace/DateTime", root ? m->raw_trace_date : NULL},
+		{"RawTrace/UMTracer/Version", root ? m->umtracer_version : NULL},
+		{"RawTrace/UMTracer/Ins/Format/Version", root ? ins_ver : NULL},
+		{"RawTrace/UMTracer/Exec/Format/Version", root ? exec_ver : NULL},
 	};
-	for (size_t i = 0; rc == 0 && i < sizeof leaves / sizeof leaves[0]; i++)
-		rc = xml_leaf(b, leaves[i].path, leaves[i].value);
-	if (rc == 0 && root) {
-		rc = xml_leaf(b, "RawTrace/DateTime", x->raw_trace_date);
-		if (rc == 0)
-			rc = xml_leaf(b, "RawTrace/UMTracer/Version", x->umtracer_version);
-		if (rc == 0)
-			rc = xml_leaf(b, "RawTrace/UMTracer/Ins/Format/Version", ins_ver);
-		if (rc == 0)
-			rc = xml_leaf(b, "RawTrace/UMTracer/Exec/Format/Version", exec_ver);
-		if (rc == 0)
-			rc = mb_put(b, "</TraceMetaData>\n", 17);
-	} else if (rc == 0) {
-		const char *comment = "<!-- UMTracer settings -->\n";
-		rc = mb_put(b, comment, strlen(comment));
-		if (rc == 0)
-			rc = xml_leaf(b, "UMTracer/Ins/Format/Version", ins_ver);
-		if (rc == 0)
-			rc = xml_leaf(b, "UMTracer/Exec/Format/Version", exec_ver);
-		if (rc == 0)
-			rc = xml_leaf(b, "UMTracer/Exec/SyscallTable/Version", ids_ver);
+	char path[128];
+	for (size_t i = 0; i < sizeof leaves / sizeof leaves[0]; i++) {
+		snprintf(path, sizeof path, "%s%s", top, leaves[i].path);
+		xml_leaf(&x, path, leaves[i].value);
 	}
-	return rc;
+	if (!root) { /* pre-2015: a comment, then the tracer's own settings */
+		xml_close_to(&x, 0);
+		xml_puts(&x, "<!-- UMTracer settings -->\n");
+		xml_leaf(&x, "UMTracer/Ins/Format/Version", ins_ver);
+		xml_leaf(&x, "UMTracer/Exec/Format/Version", exec_ver);
+		xml_leaf(&x, "UMTracer/Exec/SyscallTable/Version", ids_ver);
+	}
+	xml_close_to(&x, 0);
+	return x.failed ? umt__failf(UMT_E_NOMEM, "writer: out of memory") : 0;
 }
 
 static int finish_xml(umt_writer *w)

@@ -112,10 +112,12 @@ static void test_std_files(void **state)
 	fx_free(&t);
 	/* trace.xml of 2015: TraceMetaData root */
 	char *xml = read_text(dir, "trace.xml");
-	assert_non_null(strstr(xml, "<TraceMetaData>"));
-	assert_non_null(strstr(xml, "<Xed><Version>20150121</Version></Xed>"));
-	assert_non_null(strstr(xml, "<App><CommandLine>&quot;C:\\Windows\\System32\\notepad.exe&quot;</CommandLine></App>"));
-	assert_non_null(strstr(xml, "<RawTrace><UMTracer><Exec><Format><Version>1</Version>"));
+	assert_non_null(strstr(xml, "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<TraceMetaData>\n"));
+	assert_non_null(strstr(xml, "  <Xed>\n    <Version>20150121</Version>\n  </Xed>\n"));
+	assert_non_null(strstr(xml, "<CommandLine>&quot;C:\\Windows\\System32\\notepad.exe&quot;</CommandLine>"));
+	assert_non_null(strstr(xml, "    <UMTracer>\n      <Version>4.0</Version>\n      <Ins>\n"
+	                            "        <Format>\n          <Version>1</Version>\n"));
+	assert_non_null(strstr(xml, "</RawTrace>\n</TraceMetaData>\n"));
 	free(xml);
 	/* no temporary file is left behind */
 	assert_null(read_text(dir, ".ins.itable.rows.tmp"));
@@ -136,10 +138,22 @@ static void test_2014_flavour(void **state)
 	assert_int_equal(t.data[UMT_FILE_SYSCALL_VTABLE][4], 0);
 	assert_int_equal(fx_get64(t.data[UMT_FILE_MODULE] + 16), 48);
 	fx_free(&t);
+	/* the pre-2015 layout: several top-level elements and no root (ERRATA 18) */
 	char *xml = read_text(dir, "trace.xml");
-	assert_null(strstr(xml, "TraceMetaData"));
-	assert_non_null(strstr(xml, "<Xed><Version>20140106</Version></Xed>"));
-	assert_non_null(strstr(xml, "<UMTracer><Exec><SyscallTable><Version>0</Version>"));
+	assert_string_equal(xml,
+		"<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
+		"<CPU>\n  <HasXMM>1</HasXMM>\n  <hasYMM>1</hasYMM>\n  <hasZMM>0</hasZMM>\n</CPU>\n"
+		"<OS>\n  <Id>06010110</Id>\n  <Name>Windows 7 SP1 64-bits</Name>\n</OS>\n"
+		"<Pin>\n  <Version>2.13.62732</Version>\n"
+		"  <CommandLine>pin.exe -t UMTracer.dll -- notepad.exe</CommandLine>\n</Pin>\n"
+		"<Xed>\n  <Version>20140106</Version>\n</Xed>\n"
+		"<App>\n  <CommandLine>&quot;C:\\Windows\\System32\\notepad.exe&quot;</CommandLine>\n"
+		"  <Bitness>64</Bitness>\n  <ProcessID>4242</ProcessID>\n</App>\n"
+		"<!-- UMTracer settings -->\n"
+		"<UMTracer>\n  <Ins>\n    <Format>\n      <Version>0</Version>\n    </Format>\n  </Ins>\n"
+		"  <Exec>\n    <Format>\n      <Version>0</Version>\n    </Format>\n"
+		"    <SyscallTable>\n      <Version>0</Version>\n    </SyscallTable>\n  </Exec>\n"
+		"</UMTracer>\n");
 	free(xml);
 	fx_rmtree(dir);
 	free(dir);
