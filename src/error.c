@@ -50,6 +50,7 @@ void umt__clear_error(void)
 }
 
 /* Appends to errmsg at *len; truncation is silent (the buffer stays NUL-terminated). */
+static void append(size_t *len, const char *fmt, va_list ap) UMT_PRINTF(2, 0);
 static void append(size_t *len, const char *fmt, va_list ap)
 {
 	if (*len >= sizeof errmsg)
