@@ -1,8 +1,14 @@
 /*
  * libumtrace - context_map.itable: register dump layout and register
- * relations. This part builds the standard map the writer uses by default.
+ * relations. Reading: register descriptions, names, values in register
+ * dumps. Writing: the standard map the writer uses by default.
+ *
+ * The file has no table header (ERRATA 5); open checked its size (17424)
+ * and ElemCount (<= 512), so every array index below ElemCount is inside
+ * the mapping. Offsets and sizes in the maps are checked on use.
  */
 #include <stdio.h>
+#include <strings.h>
 
 #include "internal.h"
 #include "xedregs.h"
@@ -135,4 +141,86 @@ void umt_context_map_default(umt_context_map *m, int ins_record_version,
 		set_common(&b, xmm, ins_record_version >= 1 ? xmm : ymm);
 	}
 	m->DumpSize = 512;
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+const umt_context_map *umt_context_map_get(const umt_trace *t)
+{
+	return t ? t->cmap : NULL;
+}
+
+static int check_reg(const umt_trace *t, int reg, const char *fn)
+{
+	if (t == NULL)
+		return umt__failf(UMT_E_INVAL, "%s: invalid argument", fn);
+	if (reg < 0 || reg >= t->cmap->ElemCount)
+		return umt__failf(UMT_E_RANGE, "register %d is outside the context map (ElemCount %u)",
+		                  reg, t->cmap->ElemCount);
+	return 0;
+}
+
+static inline bool reg_present(const umt_reg_info *ri)
+{
+	return ri->Offset != 0xffff && ri->Size != 0;
+}
+
+int umt_context_map_reg(const umt_trace *t, int reg, umt_reg_desc *out)
+{
+	int rc = check_reg(t, reg, "umt_context_map_reg");
+	if (rc < 0)
+		return rc;
+	if (out == NULL)
+		return umt__failf(UMT_E_INVAL, "umt_context_map_reg: invalid argument");
+	const umt_context_map *m = t->cmap;
+	out->reg = reg;
+	/* NUL-terminated within 16 bytes, or 16 characters without a NUL (ERRATA 16) */
+	memcpy(out->name, m->StrName[reg], UMT_REG_NAME_SIZE);
+	out->name[UMT_REG_NAME_SIZE] = '\0';
+	out->common = m->CommonName[reg];
+	out->map32 = m->RegMap32[reg];
+	out->map64 = m->RegMap64[reg];
+	out->in32 = reg_present(&out->map32);
+	out->in64 = reg_present(&out->map64);
+	return 0;
+}
+
+int umt_reg_by_name(const umt_trace *t, const char *name)
+{
+	if (t == NULL || name == NULL || name[0] == '\0')
+		return umt__failf(UMT_E_INVAL, "umt_reg_by_name: invalid argument");
+	size_t n = strlen(name);
+	if (n <= UMT_REG_NAME_SIZE) {
+		const umt_context_map *m = t->cmap;
+		for (int r = 0; r < m->ElemCount; r++) {
+			const char *s = m->StrName[r];
+			/* the entry must end where name ends: at its NUL or at 16 bytes */
+			bool ends = n == UMT_REG_NAME_SIZE || s[n] == '\0';
+			if (ends && strncasecmp(s, name, n) == 0)
+				return r;
+		}
+	}
+	return umt__failf(UMT_E_NOT_FOUND, "no register named \"%.32s\" in the context map", name);
+}
+
+int umt_context_reg(const umt_trace *t, const umt_context *c, int reg, umt_value *out)
+{
+	int rc = check_reg(t, reg, "umt_context_reg");
+	if (rc < 0)
+		return rc;
+	if (c == NULL || c->regs == NULL || out == NULL)
+		return umt__failf(UMT_E_INVAL, "umt_context_reg: invalid argument");
+	const umt_reg_info *ri = c->is_64bit ? &t->cmap->RegMap64[reg] : &t->cmap->RegMap32[reg];
+	if (!reg_present(ri))
+		return umt__failf(UMT_E_NOT_FOUND, "register %d is not in the %d-bit context map", reg,
+		                  c->is_64bit ? 64 : 32);
+	if ((uint32_t)ri->Offset + ri->Size > c->regs_size)
+		return umt__fail(UMT_E_BOUNDS, UMT_FILE_CONTEXT_MAP, UMT_LOC_OFFSET, 0,
+		                 (uint64_t)((const uint8_t *)ri - (const uint8_t *)t->cmap),
+		                 "RegMap%d[%d]: Offset %u + Size %u runs past DumpSize %u",
+		                 c->is_64bit ? 64 : 32, reg, ri->Offset, ri->Size, c->regs_size);
+	out->data = c->regs + ri->Offset;
+	out->size = ri->Size;
+	out->is_const = 0;
+	return 0;
 }

@@ -562,7 +562,7 @@ enum umt_slot_index {
 /**
  * Operand names that are not XED registers, as the 16-bit values stored in
  * RegName. STACKPUSH, STACKPOP, FSBASE and GSBASE are XED registers whose
- * value depends on the XED version (ERRATA 17): see umt_reg_special().
+ * value depends on the XED version (ERRATA 17): see umt_xed_special_reg().
  */
 enum umt_reg_special_value {
 	UMT_REG_INVALID = 0x0000,

@@ -398,17 +398,24 @@ enum umt_slot_name_kind {
 	UMT_SLOT_COMMON_REG_NAME = 1    /**< RecordVer 1: lcSlot.CommonRegName */
 };
 
-/** The umt_slot_name_kind of @p t's instruction table. */
+/**
+ * The umt_slot_name_kind of @p t's instruction table. Either way the value
+ * agrees with the context map's CommonName table of the same trace
+ * (ERRATA 23). @return the kind; UMT_E_INVAL for NULL.
+ */
 UMT_API int umt_ins_slot_name_kind(const umt_trace *t);
 
 /**
- * Row @p id of ins.itable, stepping by the header's RowSize.
- * @return 0 and *row; UMT_E_INVAL, UMT_E_RANGE.
+ * Row @p id of ins.itable, stepping by the header's RowSize. The row's
+ * fields are returned as stored (ID is not compared with @p id); RowSize
+ * may be 56, so the 8 padding bytes at 56 must not be read.
+ * @return 0 and *row; UMT_E_INVAL, UMT_E_RANGE (id >= umt_ins_count()).
  */
 UMT_API int umt_ins_get(const umt_trace *t, uint64_t id, const umt_ins_rec **row);
 
 /**
- * The code bytes of instruction @p id (CodeSize of them, at most 15).
+ * The code bytes of instruction @p id: *bytes points to CodeBytes and *size
+ * is CodeSize (at most 15).
  * @return 0; UMT_E_INVAL, UMT_E_RANGE, UMT_E_BOUNDS (CodeSize > 15).
  */
 UMT_API int umt_ins_code(const umt_trace *t, uint64_t id, const uint8_t **bytes,
@@ -416,31 +423,40 @@ UMT_API int umt_ins_code(const umt_trace *t, uint64_t id, const uint8_t **bytes,
 
 /**
  * The disassembly of instruction @p id: the cStr at ExtraFP + DisasmFP,
- * checked to lie inside the extra area and to end with its NUL, so *text is
- * a C string of *len characters. Strings may be shared by instructions.
- * @return 0; UMT_E_INVAL, UMT_E_RANGE, UMT_E_BOUNDS, UMT_E_CORRUPT.
+ * checked to lie inside the extra area (Length + 3 bytes) and to be Length
+ * characters followed by a NUL, so *text is a C string of *len characters.
+ * Strings may be shared by instructions.
+ * @return 0; UMT_E_INVAL, UMT_E_RANGE, UMT_E_BOUNDS (DisasmFP negative or
+ *   outside the area, Length negative or running past it), UMT_E_CORRUPT
+ *   (no NUL after Length characters, or a NUL among them).
  */
 UMT_API int umt_ins_disasm(const umt_trace *t, uint64_t id, const char **text, size_t *len);
 
 /** A checked view of the decoded instruction of one insRec. */
 typedef struct umt_decoded {
-	const umt_decoded_ins *ins; /**< fixed part, in the mapping */
+	const umt_decoded_ins *ins; /**< fixed part, in the mapping: every field */
 	const umt_lc_slot *slots;   /**< ins->LCCount slots */
 	uint64_t ins_id;            /**< instruction row it was reached from */
 	uint64_t offset;            /**< file offset of ins in ins.itable */
 } umt_decoded;
 
 /**
- * The decodedIns of instruction @p ins_id, checked: DecodedFP + 88 +
- * 12 * LCCount inside the extra area; ExpCount <= 4; every slot index
- * (operands' Before/AfterSlot, Mem0Seg/Base/IndexSlot, Mem1BaseSlot) below
- * LCCount or one of 0xfd/0xfe/0xff; FirstOutSlot <= FirstAfterSlot <=
- * LCCount; every slot's Offset + width (ValueSize, plus 8 address bytes
- * when AddrWidth > 0) inside LCSize; AddrWidth <= 8; Mem0Scale 0, 1, 2, 4
- * or 8; each operand inside its slot. Several instructions may share one
- * body. A row is fully checked once; later calls are O(1).
- * @return 0; UMT_E_INVAL, UMT_E_RANGE, UMT_E_BOUNDS, UMT_E_CORRUPT (message
- *   names the instruction ID and the offset).
+ * The decodedIns of instruction @p ins_id, checked:
+ *   - UMT_E_BOUNDS: DecodedFP negative, DecodedFP + 88 + 12 * LCCount
+ *     outside the extra area; ExpCount > 4; a slot index (operands'
+ *     Before/AfterSlot, Mem0Seg/Base/IndexSlot, Mem1BaseSlot) neither below
+ *     LCCount nor 0xfd/0xfe/0xff; FirstAfterSlot > LCCount; a slot's Offset
+ *     + width (ValueSize, plus 8 address bytes when AddrWidth > 0) past
+ *     LCSize, or ValueSize negative; an operand's bytes (slot Offset +
+ *     Before/AfterOffset + Size) past LCSize, or Size negative;
+ *   - UMT_E_CORRUPT: FirstOutSlot > FirstAfterSlot; AddrWidth > 8;
+ *     Mem0Scale other than 0, 1, 2, 4, 8.
+ * Messages name ins.itable, the instruction ID and the file offset of the
+ * bad field. Only the first ExpCount operands are checked (all four are
+ * present, ERRATA 2). Several instructions may share one body: that is
+ * normal. A row is fully checked once (a bitmap of checked rows is
+ * allocated on first use); later calls for it are O(1).
+ * @return 0; UMT_E_INVAL, UMT_E_RANGE, UMT_E_BOUNDS, UMT_E_CORRUPT.
  */
 UMT_API int umt_ins_decoded(const umt_trace *t, uint64_t ins_id, umt_decoded *out);
 
@@ -451,19 +467,45 @@ enum umt_slot_group {
 	UMT_SLOT_GROUP_AFTER = 2              /**< after value */
 };
 
-/** The umt_slot_group of slot @p slot, or UMT_E_RANGE. */
+/**
+ * The umt_slot_group of slot @p slot: below FirstOutSlot, below
+ * FirstAfterSlot, or after. @return the group; UMT_E_INVAL, UMT_E_RANGE
+ * (slot >= LCCount).
+ */
 UMT_API int umt_decoded_slot_group(const umt_decoded *d, unsigned slot);
 
 /** Explicit operand @p i (i < ExpCount), or NULL. */
 UMT_API const umt_exp_oper *umt_decoded_operand(const umt_decoded *d, unsigned i);
 
-/** decodedIns.Flags helpers. */
-static inline int umt_decoded_is_rep(const umt_decoded *d) { return (d->ins->Flags & UMT_DEC_F_REP) != 0; }
-static inline int umt_decoded_is_repne(const umt_decoded *d) { return (d->ins->Flags & UMT_DEC_F_REPNE) != 0; }
-static inline int umt_decoded_is_lock(const umt_decoded *d) { return (d->ins->Flags & UMT_DEC_F_LOCK) != 0; }
-static inline int umt_decoded_is_32in64(const umt_decoded *d) { return (d->ins->Flags & UMT_DEC_F_32IN64) != 0; }
-static inline int umt_decoded_reads_memory(const umt_decoded *d) { return (d->ins->Flags & UMT_DEC_F_READS_MEM) != 0; }
-static inline int umt_decoded_writes_memory(const umt_decoded *d) { return (d->ins->Flags & UMT_DEC_F_WRITES_MEM) != 0; }
+/** LC slot @p slot (slot < LCCount), or NULL. */
+UMT_API const umt_lc_slot *umt_decoded_slot(const umt_decoded *d, unsigned slot);
+
+/** decodedIns.Flags helpers: 1 when the bit is set, else 0. */
+static inline int umt_decoded_is_rep(const umt_decoded *d)
+{
+	return (d->ins->Flags & UMT_DEC_F_REP) != 0;
+}
+static inline int umt_decoded_is_repne(const umt_decoded *d)
+{
+	return (d->ins->Flags & UMT_DEC_F_REPNE) != 0;
+}
+static inline int umt_decoded_is_lock(const umt_decoded *d)
+{
+	return (d->ins->Flags & UMT_DEC_F_LOCK) != 0;
+}
+/** 32-bit operands in 64-bit code: outputs have their high 32 bits zeroed. */
+static inline int umt_decoded_is_32in64(const umt_decoded *d)
+{
+	return (d->ins->Flags & UMT_DEC_F_32IN64) != 0;
+}
+static inline int umt_decoded_reads_memory(const umt_decoded *d)
+{
+	return (d->ins->Flags & UMT_DEC_F_READS_MEM) != 0;
+}
+static inline int umt_decoded_writes_memory(const umt_decoded *d)
+{
+	return (d->ins->Flags & UMT_DEC_F_WRITES_MEM) != 0;
+}
 
 /* ==== 8. Operand values of instruction records =========================== */
 /* (section owner: src/operand.c) */
@@ -475,7 +517,7 @@ typedef struct umt_value {
 	int is_const;        /**< 1 when it comes from decodedIns.ConstSlot */
 } umt_value;
 
-/** Zero-extends the first min(size, 8) bytes of @p v to 64 bits. */
+/** Zero-extends the first min(size, 8) bytes of @p v to 64 bits (0 for NULL). */
 UMT_API uint64_t umt_value_u64(const umt_value *v);
 
 /** An instruction record bound to its decoded instruction. */
@@ -491,10 +533,11 @@ typedef struct umt_ins_exec {
 
 /**
  * Binds instruction record @p r to its decoded instruction: InsID inside
- * the instruction table, decodedIns checked, LC length >= LCSize.
- * @return 0; UMT_E_INVAL (not an instruction record), UMT_E_BOUNDS
- *   (InsID outside the table, LC shorter than LCSize), errors of
- *   umt_ins_decoded().
+ * the instruction table, decodedIns checked (umt_ins_decoded()), LC length
+ * at least LCSize. No allocation; O(1) once the row has been checked.
+ * @return 0; UMT_E_INVAL (not an instruction record), UMT_E_BOUNDS (InsID
+ *   outside the table; the message names the exec.vtable record),
+ *   UMT_E_TRUNCATED (LC shorter than LCSize), errors of umt_ins_decoded().
  */
 UMT_API int umt_rec_ins_exec(const umt_trace *t, const umt_rec *r, umt_ins_exec *out);
 
@@ -509,31 +552,42 @@ enum umt_operand_kind {
 	UMT_KIND_IMMEDIATE = 3  /**< constant from ConstSlot (slot 0xfd/0xfe) */
 };
 
-/** The umt_operand_kind of explicit operand @p i, or UMT_E_RANGE. */
+/**
+ * The umt_operand_kind of explicit operand @p i: IMMEDIATE when its slot
+ * is 0xfd/0xfe, AGEN when RegName is AGEN, MEMORY when its LC slot has
+ * AddrWidth > 0 (ERRATA 11: STACKPUSH/STACKPOP numbers depend on the XED
+ * version, so the register number is not used), else REGISTER. The slot is
+ * BeforeSlot, or AfterSlot when BeforeSlot is 0xff.
+ * @return the kind; UMT_E_INVAL, UMT_E_RANGE (i >= ExpCount).
+ */
 UMT_API int umt_operand_kind(const umt_ins_exec *x, unsigned i);
 
 /**
  * Value of explicit operand @p i before or after execution:
- * LC + LCSlots[slot].Offset + Before/AfterOffset, expOper.Size bytes; for
- * slot 0xfd/0xfe, the ConstSlot bytes. Every access is checked against the
- * LC length.
- * @return 0; UMT_E_RANGE (i >= ExpCount), UMT_E_NO_VALUE (no after value:
- *   read-only operand, or slot 0xff), UMT_E_BOUNDS.
+ * LC + LCSlots[slot].Offset + Before/AfterOffset, expOper.Size bytes (the
+ * slot may name an enclosing register: edx in rdx, ah at offset 1 of rax;
+ * a memory operand's offset 8 skips its address). For slot 0xfd/0xfe, the
+ * bytes of ConstSlot[0]/[1], min(Size, 8) of them, offset ignored. Every
+ * access is checked against the LC length.
+ * @return 0; UMT_E_INVAL (bad @p when), UMT_E_RANGE (i >= ExpCount),
+ *   UMT_E_NO_VALUE (slot 0xff: no after value of a read-only operand),
+ *   UMT_E_BOUNDS.
  */
 UMT_API int umt_operand_value(const umt_ins_exec *x, unsigned i, int when, umt_value *out);
 
 /**
  * Memory address of explicit operand @p i: for memory operands the 64-bit
- * address stored before the value, masked to AddrWidth bytes; for AGEN the
- * computed address (its value).
- * @return 0; UMT_E_RANGE, UMT_E_NO_VALUE (not memory or AGEN), UMT_E_BOUNDS.
+ * address stored at its slot's Offset, before the value, masked to
+ * AddrWidth bytes; for AGEN the computed address (its value, zero-extended).
+ * @return 0; UMT_E_INVAL, UMT_E_RANGE, UMT_E_NO_VALUE (register or
+ *   immediate operand), UMT_E_BOUNDS.
  */
 UMT_API int umt_operand_address(const umt_ins_exec *x, unsigned i, uint64_t *address);
 
 /** A memory phrase seg:[base + index * scale + disp] and its effective address. */
 typedef struct umt_mem_phrase {
 	int16_t seg_reg, base_reg, index_reg; /**< slot RegNames, 0 (INVALID) when absent */
-	uint64_t seg;   /**< FS/GS base value, 0 when absent */
+	uint64_t seg;   /**< FS/GS base value (4 or 8 bytes, ERRATA 14), 0 when absent */
 	uint64_t base;  /**< base register value, 0 when absent */
 	uint64_t index; /**< index register value, 0 when absent or scale 0 */
 	uint8_t scale;  /**< 0 (no index), 1, 2, 4, 8 */
@@ -542,28 +596,49 @@ typedef struct umt_mem_phrase {
 } umt_mem_phrase;
 
 /**
- * The memory phrase of MEM0/AGEN (@p which 0) or MEM1 (@p which 1: base
- * only) from the before values of its slots, and its effective address
- * (ERRATA 13), for comparison with the stored address.
- * @return 0; UMT_E_INVAL, UMT_E_NO_VALUE (no such phrase: no base, index or
- *   segment slot and no MEM0/AGEN operand), UMT_E_BOUNDS.
+ * The memory phrase of MEM0/AGEN (@p which 0: Mem0SegSlot, Mem0BaseSlot,
+ * Mem0IndexSlot, Mem0Scale, ConstSlot[0]) or MEM1 (@p which 1: Mem1BaseSlot
+ * only), from the before values of its slots (the first min(ValueSize, 8)
+ * bytes, zero-extended), and its effective address (ERRATA 13): modulo
+ * 2^32 when the record's 64-bit flag is clear, 2^64 otherwise. A slot of
+ * 0xff contributes nothing; scale 0 means no index. In real traces ea
+ * equals the stored MEM0 address (umt_operand_address()).
+ * @return 0; UMT_E_INVAL, UMT_E_NO_VALUE (no such phrase: all its slots
+ *   0xff and no operand or slot named MEM0/AGEN, or MEM1), UMT_E_BOUNDS.
  */
 UMT_API int umt_ins_exec_phrase(const umt_ins_exec *x, int which, umt_mem_phrase *out);
 
 /**
  * Value of LC slot @p slot: ValueSize bytes (after the 8-byte address for
- * memory slots) and, for memory slots, the address in *address (may be NULL).
- * @return 0; UMT_E_RANGE, UMT_E_BOUNDS.
+ * memory slots) and, for memory slots, the address masked to AddrWidth
+ * bytes in *address (may be NULL; 0 for other slots). With
+ * umt_decoded_slot_group() this iterates over every value of the LC.
+ * @return 0; UMT_E_INVAL, UMT_E_RANGE (slot >= LCCount), UMT_E_BOUNDS.
  */
 UMT_API int umt_lc_slot_value(const umt_ins_exec *x, unsigned slot, umt_value *value,
                               uint64_t *address);
 
 /**
- * Finds register @p reg in the LC before or after execution: a slot naming
- * it, or a slot whose common name (lcSlot offset 2) equals the context
- * map's CommonName[reg] and which encloses it (found through the context
- * map's offsets: al in eax, ah at byte 1). *out is the register's own bytes.
- * @return 0; UMT_E_NOT_FOUND; UMT_E_BOUNDS.
+ * The first register slot (AddrWidth 0) of the before group (slots below
+ * FirstAfterSlot) or the after group whose lcSlot offset 2 equals
+ * @p common and whose ValueSize is at least @p min_size: the spec's way to
+ * look for a register of a group (7.3.3). @p common must come from the
+ * trace's own tables (umt_reg_desc.common; ERRATA 23).
+ * @return the slot index (>= 0); UMT_E_INVAL, UMT_E_NOT_FOUND.
+ */
+UMT_API int umt_lc_find_common(const umt_ins_exec *x, int common, unsigned min_size, int when);
+
+/**
+ * Finds register @p reg in the before (slots below FirstAfterSlot) or
+ * after group of the LC: first a register slot naming it (its ValueSize
+ * bytes); else a register slot of the same group (lcSlot offset 2, or the
+ * CommonName of the slot's register, equals the context map's
+ * CommonName[reg]) that encloses it: the offset of @p reg inside the slot's
+ * register and its size come from the context map (32- or 64-bit by the
+ * record's flag), so al is found in eax, ah at byte 1 of eax/rax. *out is
+ * the register's own bytes. Works for insRec version 0 and 1 alike.
+ * @return 0; UMT_E_INVAL, UMT_E_RANGE (reg >= ElemCount), UMT_E_NOT_FOUND,
+ *   UMT_E_BOUNDS.
  */
 UMT_API int umt_lc_find_reg(const umt_trace *t, const umt_ins_exec *x, int reg, int when,
                             umt_value *out);
@@ -571,7 +646,10 @@ UMT_API int umt_lc_find_reg(const umt_trace *t, const umt_ins_exec *x, int reg, 
 /* ==== 9. Context map and registers ======================================== */
 /* (section owner: src/context.c) */
 
-/** The trace's context map, in the mapping (17424 bytes). */
+/**
+ * The trace's context map, in the mapping (17424 bytes, no table header,
+ * ERRATA 5): DumpSize, ElemCount and the four arrays. NULL for NULL.
+ */
 UMT_API const umt_context_map *umt_context_map_get(const umt_trace *t);
 
 /** One register of the context map. */
@@ -579,31 +657,50 @@ typedef struct umt_reg_desc {
 	int reg;               /**< register ID (XED enum of the trace) */
 	char name[UMT_REG_NAME_SIZE + 1]; /**< StrName, NUL-terminated ("" when empty) */
 	int common;            /**< CommonName[reg] */
-	umt_reg_info map32;    /**< placement in 32-bit dumps */
+	umt_reg_info map32;    /**< placement in 32-bit dumps (Offset, Size, EffLargest) */
 	umt_reg_info map64;    /**< placement in 64-bit dumps */
 	int in32, in64;        /**< 1 when present in that dump (Offset != 0xffff, Size > 0) */
 } umt_reg_desc;
 
-/** Describes register @p reg (< 512). @return 0; UMT_E_INVAL, UMT_E_RANGE. */
+/**
+ * Describes register @p reg (< ElemCount) as stored: a 16-byte StrName
+ * without NUL gives a 16-character name (ERRATA 16). Offsets are not
+ * checked against DumpSize here (umt_context_reg() does).
+ * @return 0; UMT_E_INVAL, UMT_E_RANGE.
+ */
 UMT_API int umt_context_map_reg(const umt_trace *t, int reg, umt_reg_desc *out);
 
 /**
- * The register whose StrName is @p name, case-insensitively (first match).
- * @return the register ID (>= 0); UMT_E_INVAL, UMT_E_NOT_FOUND.
+ * The register whose StrName is @p name, case-insensitively (first match
+ * below ElemCount). O(ElemCount).
+ * @return the register ID (>= 0); UMT_E_INVAL (NULL or empty name),
+ *   UMT_E_NOT_FOUND.
  */
 UMT_API int umt_reg_by_name(const umt_trace *t, const char *name);
 
 /**
  * Value of register @p reg in the dump of context @p c, using the 64-bit
- * or 32-bit map by the record's 64-bit flag; Offset + Size is checked
- * against DumpSize.
- * @return 0; UMT_E_INVAL, UMT_E_RANGE, UMT_E_NOT_FOUND (absent from this
- *   map), UMT_E_BOUNDS.
+ * or 32-bit map by the record's 64-bit flag (c->is_64bit); Offset + Size is
+ * checked against DumpSize.
+ * @return 0; UMT_E_INVAL, UMT_E_RANGE (reg >= ElemCount), UMT_E_NOT_FOUND
+ *   (absent from this map), UMT_E_BOUNDS (past DumpSize; the message names
+ *   context_map.itable and the regInfo's offset).
  */
 UMT_API int umt_context_reg(const umt_trace *t, const umt_context *c, int reg, umt_value *out);
 
 /* ==== 10. System calls ===================================================== */
 /* (section owner: src/syscall.c) */
+
+/*
+ * syscall.vtable holds variable-size records in any order, each reached
+ * through its (Offset, Size) pair in syscall.offsets (RecordCount pairs,
+ * ERRATA 8). A record is the 56 bytes of syscallRec fields (ERRATA 6)
+ * followed by its data; its extent is its Size, and the arrays its FPs
+ * point to must lie in the data area [56, Size) after the fields (an FP
+ * equal to Size is an empty array at the end). The execution records of
+ * a call are rec->BeginEID (entry) and rec->EndEID (exit or skipped exit,
+ * -1 when the call never returned): pass them to umt_exec_get().
+ */
 
 /** Syscall records (0 for NULL). */
 UMT_API uint64_t umt_syscall_count(const umt_trace *t);
@@ -614,28 +711,41 @@ typedef struct umt_syscall {
 	uint64_t id;
 	uint64_t offset;            /**< of the record in syscall.vtable */
 	uint64_t size;              /**< Size of its (Offset, Size) pair */
-	const uint8_t *args;        /**< rec->ArgCount little-endian i64 values */
-	const uint8_t *extras;      /**< raw extras bytes (undocumented format) */
+	const uint8_t *args;        /**< rec->ArgCount little-endian i64 values (unaligned) */
+	const uint8_t *extras;      /**< raw extras bytes (undocumented format, spec 8.3) */
 	uint64_t extras_size;       /**< from ExtrasFP to the end of the record */
 	int args_fp_absolute;       /**< 1 when ArgsFP had to be read as absolute (ERRATA 7) */
 } umt_syscall;
 
 /**
- * Syscall record @p id through its (Offset, Size) pair: inside
- * syscall.vtable and after its header, Size at least 56, ArgsFP (relative
- * to the record, or absolute when only that reading fits, ERRATA 7) and
- * ExtrasFP inside the record.
- * @return 0; UMT_E_INVAL, UMT_E_RANGE, UMT_E_BOUNDS, UMT_E_TRUNCATED.
+ * Syscall record @p id through its (Offset, Size) pair, in O(1).
+ *
+ * Checks: Offset and Size non-negative, Offset + Size without overflow,
+ * the record after the 16-byte header and inside syscall.vtable, Size at
+ * least 56; ArgsFP + 8 * ArgCount inside the data area, ArgsFP read
+ * relative to the record (spec 8.4) or, when only that reading fits, as an
+ * absolute offset (ERRATA 7; out->args_fp_absolute is then 1); ExtrasFP
+ * inside the data area. ExtraCount is not checked (the extras format is
+ * undocumented).
+ * @return 0; UMT_E_INVAL (NULL argument); UMT_E_RANGE (id >= count);
+ *   UMT_E_BOUNDS (bad Offset or Size, ArgsFP or ExtrasFP outside the
+ *   record, ArgCount too large for the record); UMT_E_TRUNCATED (Size < 56).
  */
 UMT_API int umt_syscall_get(const umt_trace *t, uint64_t id, umt_syscall *out);
 
-/** Argument @p i (< ArgCount) of @p s. @return 0; UMT_E_RANGE. */
+/**
+ * Argument @p i of @p s (0 <= i < ArgCount), zero-extended for 32-bit
+ * calls. @return 0; UMT_E_INVAL (NULL argument), UMT_E_RANGE.
+ */
 UMT_API int umt_syscall_arg(const umt_syscall *s, unsigned i, uint64_t *value);
 
 /**
- * The syscall record of an entry, exit or skipped-exit record.
- * @return 0; UMT_E_INVAL (other type), UMT_E_NO_VALUE (SyscallID -1),
- *   UMT_E_BOUNDS (SyscallID outside the table), errors of umt_syscall_get().
+ * The syscall record of an entry, exit or skipped-exit record (types 4, 5,
+ * 6), through its SyscallID.
+ * @return 0; UMT_E_INVAL (NULL argument, other record type); UMT_E_NO_VALUE
+ *   (SyscallID -1 on an exit: no matching entry); UMT_E_BOUNDS (SyscallID
+ *   outside the syscall table, -1 on an entry or skipped exit included);
+ *   errors of umt_syscall_get().
  */
 UMT_API int umt_rec_syscall(const umt_trace *t, const umt_rec *r, umt_syscall *out);
 
@@ -646,14 +756,17 @@ UMT_API int umt_rec_syscall(const umt_trace *t, const umt_rec *r, umt_syscall *o
 UMT_API uint64_t umt_module_count(const umt_trace *t);
 
 /**
- * Row @p id of module.itable (48 or 64 bytes).
- * @return 0; UMT_E_INVAL, UMT_E_RANGE.
+ * Row @p id of module.itable, stepping by the header's RowSize (48, or 64
+ * with the 2015 fields). Its name FPs are checked by the name functions.
+ * @return 0 and *row pointing into the mapping; UMT_E_INVAL; UMT_E_RANGE
+ *   (id >= count).
  */
 UMT_API int umt_module_get(const umt_trace *t, uint64_t id, const umt_module_rec **row);
 
 /**
- * Row @p id with the 2015 fields (LastFileWriteTime, VersionInfo).
- * @return 0; UMT_E_NO_VALUE when RowSize < 64; UMT_E_INVAL, UMT_E_RANGE.
+ * Row @p id with the 2015 fields (LastFileWriteTime, VersionInfo; ERRATA 4).
+ * @return 0; UMT_E_INVAL; UMT_E_RANGE; UMT_E_NO_VALUE when RowSize < 64
+ *   (pre-2015 48-byte rows have no such fields).
  */
 UMT_API int umt_module_get_2015(const umt_trace *t, uint64_t id,
                                 const umt_module_rec_2015 **row);
@@ -662,49 +775,72 @@ UMT_API int umt_module_get_2015(const umt_trace *t, uint64_t id,
 enum umt_module_name { UMT_MODULE_WIN_NAME = 0, UMT_MODULE_DEVICE_NAME = 1 };
 
 /**
- * A module name as a checked uStr: its FP, Length (>= 0) and terminating
- * unit inside the extra area. *units receives Length UTF-16LE code units.
- * @return 0; UMT_E_INVAL, UMT_E_RANGE, UMT_E_BOUNDS.
+ * A module name as a checked uStr: its FP is absolute (spec 9) and its
+ * Length field, Length units and terminating unit all lie inside the extra
+ * area [ExtraFP, ExtraFP + ExtraSize); Length is at least 0. The value of
+ * the terminating unit is not checked: Length is authoritative.
+ * @param units receives the Length code units: 2 * Length bytes of
+ *   UTF-16LE at any alignment (read them bytewise, or convert them with
+ *   umt_utf16_to_utf8()); valid until umt_trace_close().
+ * @param count receives Length.
+ * @return 0; UMT_E_INVAL (NULL argument, bad @p which); UMT_E_RANGE (id >=
+ *   count); UMT_E_BOUNDS (FP outside the area, negative Length, Length
+ *   running past the area).
  */
 UMT_API int umt_module_name_utf16(const umt_trace *t, uint64_t id, int which,
-                                  const uint16_t **units, size_t *count);
+                                  const uint8_t **units, size_t *count);
 
 /**
- * A module name converted to UTF-8 into @p buf (always NUL-terminated when
- * @p size > 0). @return the UTF-8 length it needs (like snprintf), or a
- * negative error as umt_module_name_utf16().
+ * A module name converted to UTF-8 into @p buf as umt_utf16_to_utf8() does
+ * (always NUL-terminated when @p size > 0, "" on error).
+ * @return the UTF-8 length it needs without the NUL (like snprintf), or a
+ *   negative error as umt_module_name_utf16().
  */
 UMT_API long umt_module_name(const umt_trace *t, uint64_t id, int which, char *buf, size_t size);
 
 /**
- * Converts @p n UTF-16LE code units (any uStr) to UTF-8 in @p out; unpaired
- * surrogates become U+FFFD. Units are read bytewise (no alignment needed).
+ * Converts @p n UTF-16LE code units (any uStr) at @p units to UTF-8 in
+ * @p out. Units are read bytewise (no alignment needed). Surrogate pairs
+ * are combined; unpaired surrogates (a lone low one, a high one not
+ * followed by a low one, a high one at the end) become U+FFFD. A unit 0
+ * becomes a NUL byte. When @p cap is too small, only whole characters are
+ * written, as many as fit before the NUL. @p out may be NULL when @p cap is 0.
  * @return the UTF-8 length needed without the NUL (like snprintf); @p out
  *   receives as much as fits, NUL-terminated when @p cap > 0.
  */
 UMT_API size_t umt_utf16_to_utf8(const void *units, size_t n, char *out, size_t cap);
 
-/** FILETIME (100 ns ticks since 1601) to Unix seconds and nanoseconds. */
+/**
+ * FILETIME (100 ns ticks since 1601-01-01 UTC) to Unix time: whole seconds
+ * since 1970 (negative before 1970, rounded down) and nanoseconds in
+ * [0, 1e9). Either output may be NULL.
+ */
 UMT_API void umt_filetime_to_unix(uint64_t filetime, int64_t *sec, uint32_t *nsec);
 
 /**
  * The module containing @p address at record @p eid: StartAddr <= address
- * <= EndAddr and LoadEID <= eid < UnloadEID (UnloadEID -1: never unloaded).
- * Modules load and unload over time and can reuse addresses. O(log n) after
- * an index built on first use (thread-safe).
- * @return 0 and *module_id; UMT_E_NOT_FOUND; UMT_E_NOMEM.
+ * <= EndAddr and LoadEID <= eid < UnloadEID (UnloadEID -1: never
+ * unloaded). Addresses and EIDs are compared as unsigned 64-bit values.
+ * Modules load and unload over time and can reuse addresses. The first call
+ * builds an index (O(n log n) time and memory, under the trace's lock,
+ * thread-safe); every lookup then takes O(log n). When several modules
+ * match (overlapping rows of a corrupt table), one of them is returned.
+ * @return 0 and *module_id; UMT_E_INVAL; UMT_E_NOT_FOUND; UMT_E_NOMEM (the
+ *   index could not be built; a later call tries again).
  */
 UMT_API int umt_module_find(const umt_trace *t, uint64_t address, uint64_t eid,
                             uint64_t *module_id);
 
 /**
- * The module of instruction @p ins_id (insRec.ModuleID, checked).
- * @return 0; UMT_E_NOT_FOUND (ModuleID -1: floating code); UMT_E_BOUNDS
- *   (outside the module table); UMT_E_RANGE.
+ * The module of instruction @p ins_id: its insRec.ModuleID, checked.
+ * @return 0 and *module_id; UMT_E_INVAL; UMT_E_RANGE (ins_id >= count);
+ *   UMT_E_NOT_FOUND (ModuleID -1: floating code); UMT_E_BOUNDS (ModuleID
+ *   outside the module table).
  */
 UMT_API int umt_ins_module(const umt_trace *t, uint64_t ins_id, uint64_t *module_id);
 
 /* ==== 12. Thread table ===================================================== */
+/* (section owner: src/thread.c) */
 
 /** Rows of thread.itable (0 for NULL). */
 UMT_API uint64_t umt_thread_count(const umt_trace *t);
@@ -717,7 +853,8 @@ UMT_API int umt_thread_get(const umt_trace *t, uint64_t id, const umt_thread_rec
 
 /**
  * The first thread row whose WinTID is @p win_tid (Windows reuses TIDs:
- * later rows may share it). @return 0 and *id; UMT_E_INVAL, UMT_E_NOT_FOUND.
+ * later rows may share it). A linear scan: thread tables are small.
+ * @return 0 and *id; UMT_E_INVAL, UMT_E_NOT_FOUND.
  */
 UMT_API int umt_thread_find_win_tid(const umt_trace *t, int32_t win_tid, uint64_t *id);
 
@@ -732,8 +869,11 @@ UMT_API int umt_address_range_get(const umt_trace *t, uint64_t id,
                                   const umt_address_range **row);
 
 /**
- * Whether @p address lies in a used range, by binary search over the
- * ranges (sorted and disjoint in valid traces; umt_verify() checks it).
+ * Whether @p address lies in a used range [First, Last], by binary search
+ * over the ranges in O(log n), comparing as unsigned 64-bit values. Valid
+ * tables are sorted and disjoint (umt_verify() checks it); on a corrupt
+ * table the answer may be wrong, but the search never reads outside the
+ * table and always ends.
  * @return 1 with *id (may be NULL) the range; 0 when not; UMT_E_INVAL.
  */
 UMT_API int umt_address_space_find(const umt_trace *t, uint64_t address, uint64_t *id);
@@ -741,94 +881,183 @@ UMT_API int umt_address_space_find(const umt_trace *t, uint64_t address, uint64_
 /* ==== 14. trace.xml metadata =============================================== */
 /* (section owner: src/meta.c) */
 
+/*
+ * trace.xml is parsed lazily, on the first umt_trace_meta() call, not by
+ * umt_trace_open(): opening stays O(1), and a broken trace.xml never blocks
+ * the binary tables. The parse keeps a copy of every leaf element (path and
+ * text) and frees the libxml2 document at once.
+ *
+ * Parsing is strict and closed: libxml2 with recovery off, no network
+ * (XML_PARSE_NONET), no entity substitution, no DTD loading. An external
+ * entity is never read and an entity reference stays "&name;" in the text;
+ * internal entity loops (billion laughs) are libxml2 errors, never expanded.
+ * Input is limited to UMT_META_MAX_SIZE bytes, the copied paths and texts to
+ * UMT_META_MAX_COPY bytes. libxml2's global settings are left alone (an
+ * application may use libxml2 too) and do not apply: options are set per
+ * parser context (an application's xmlSubstituteEntitiesDefault(1) or
+ * xmlLoadExtDtdDefaultValue changes nothing here), errors go to a handler of
+ * that context and nothing is printed; xmlInitParser() is called once.
+ *
+ * Both real layouts are read (ERRATA 18, 19): the 2015 file under one
+ * TraceMetaData root, and the older root-less file (several top-level
+ * elements after the XML declaration, sometimes on one line). The root-less
+ * form is detected by libxml2's "Extra content at the end of the document"
+ * and parsed again with its content wrapped in a synthetic element
+ * "umtrace-root" (which a message about an element left open at the end of
+ * the file names); line and column numbers in messages stay the file's own.
+ * The wrapped form must be in an ASCII-compatible encoding (UTF-8 in real
+ * traces) and cannot hold a DOCTYPE.
+ *
+ * Element names are matched case-insensitively (real files have HasXMM and
+ * hasYMM); unknown elements are kept and appear among the leaves.
+ * Attributes, comments, processing instructions and the text of elements
+ * that have child elements are ignored. Texts are returned as written
+ * (predefined and character references decoded by libxml2, whitespace kept);
+ * the numbers of umt_meta_get_info() allow surrounding whitespace.
+ */
+
 /** Parsed trace.xml: its leaf elements by path. */
 typedef struct umt_meta umt_meta;
 
 /** Layout of a trace.xml (ERRATA 18, 19). */
 enum umt_meta_layout {
 	UMT_META_NONE = 0,     /**< no trace.xml */
-	UMT_META_ROOTLESS = 1, /**< pre-2015: several top-level elements, no root */
-	UMT_META_2015 = 2      /**< one TraceMetaData root */
+	UMT_META_ROOTLESS = 1, /**< pre-2015: top-level elements without a common root */
+	UMT_META_2015 = 2      /**< one TraceMetaData root (any case) */
 };
 
+/** Largest trace.xml parsed (4 MiB); a larger one is UMT_E_XML, not an allocation. */
+#define UMT_META_MAX_SIZE (4u << 20)
+/** Largest total of copied leaf paths and texts (16 MiB), against deep nesting. */
+#define UMT_META_MAX_COPY (4u * UMT_META_MAX_SIZE)
+
 /**
- * Parses a trace.xml held in memory (both real layouts; libxml2 with
- * network access and external entities off; at most UMT_META_MAX_SIZE
- * bytes). @p name names it in messages.
- * @return 0; UMT_E_XML (message with libxml2's line and column),
- *   UMT_E_NOMEM, UMT_E_INVAL.
+ * Parses a trace.xml held in memory (either layout, as described above);
+ * used by umt_trace_meta(), and usable on its own (fuzzing, tools). @p name
+ * names the input in messages (NULL: "trace.xml"). Nothing is kept pointing
+ * into @p xml.
+ * @return 0 and *out set (free it with umt_meta_free());
+ *   UMT_E_XML: malformed ("trace.xml: line 3, column 7: <libxml2's
+ *   message>"; an empty input is "Document is empty"), larger than
+ *   UMT_META_MAX_SIZE, text outside the top-level elements of a root-less
+ *   file, or leaves needing more than UMT_META_MAX_COPY bytes;
+ *   UMT_E_NOMEM; UMT_E_INVAL (xml or out NULL).
  */
 UMT_API int umt_meta_parse(const void *xml, size_t size, const char *name, umt_meta **out);
-#define UMT_META_MAX_SIZE (4u << 20)
 
 /** Frees what umt_meta_parse() returned; NULL is allowed. */
 UMT_API void umt_meta_free(umt_meta *m);
 
 /**
- * The trace's metadata, parsed on first call (thread-safe) and kept until
- * umt_trace_close(). Without a trace.xml this succeeds with an empty
- * metadata (layout UMT_META_NONE) whose lookups all say unknown.
- * @return 0; UMT_E_XML for a malformed or oversized trace.xml (every call
- *   then returns it; the binary tables stay readable).
+ * The metadata of trace @p t, parsed on the first call (thread-safe: one
+ * parse under the trace's lock, then a lock-free pointer load) and kept until
+ * umt_trace_close(); every successful call returns the same pointer. Without
+ * a trace.xml this succeeds with an empty metadata (layout UMT_META_NONE,
+ * no leaves) whose lookups all say unknown.
+ * @return 0 and *out set; UMT_E_XML as umt_meta_parse() for a malformed or
+ *   oversized trace.xml: the failure is remembered, and every later call
+ *   returns UMT_E_XML with the same message (the binary tables stay
+ *   readable); UMT_E_NOMEM (not remembered: a later call retries);
+ *   UMT_E_INVAL.
  */
 UMT_API int umt_trace_meta(const umt_trace *t, const umt_meta **out);
 
-/** The layout of @p m (enum umt_meta_layout). */
+/** The layout of @p m (enum umt_meta_layout), or UMT_E_INVAL for NULL. */
 UMT_API int umt_meta_layout(const umt_meta *m);
 
 /**
- * Text of the element at @p path ("Xed/Version"), case-insensitive, in
- * either layout: "Xed/Version" finds /Xed/Version and
- * /TraceMetaData/Xed/Version; a leading '/' is allowed. NULL when absent.
+ * Text of the first leaf, in document order, at @p path ("Xed/Version"),
+ * compared case-insensitively, in either layout: "Xed/Version" finds
+ * /Xed/Version and /TraceMetaData/Xed/Version; a leading '/' is allowed, and
+ * a full 2015 path ("TraceMetaData/Xed/Version") works too. The text is owned
+ * by @p m. @return the text ("" for an empty element); NULL when absent,
+ * when the element is not a leaf, or for NULL arguments.
  */
 UMT_API const char *umt_meta_get(const umt_meta *m, const char *path);
 
-/** Number of leaf elements (elements without child elements). */
+/** Number of leaf elements (elements without child elements); 0 for NULL. */
 UMT_API size_t umt_meta_leaf_count(const umt_meta *m);
 
 /**
- * Leaf @p i in document order: its path from the top ("/TraceMetaData/Xed/
- * Version", or "/Xed/Version" without a root) and its text.
- * @return 0; UMT_E_RANGE.
+ * Leaf @p i in document order: its path from the top of the document
+ * ("/TraceMetaData/Xed/Version" in a 2015 file, "/Xed/Version" in a
+ * root-less one; elements with a namespace prefix as "prefix:name") and its
+ * text, both owned by @p m. @p path and @p text may be NULL.
+ * @return 0; UMT_E_RANGE (i >= umt_meta_leaf_count()); UMT_E_INVAL.
  */
 UMT_API int umt_meta_leaf(const umt_meta *m, size_t i, const char **path, const char **text);
 
-/** The essentials of trace.xml; strings NULL and numbers -1 when unknown. */
+/**
+ * The essentials of trace.xml, looked up with umt_meta_get(); strings NULL
+ * and numbers -1 when absent or not a number. The format versions are looked
+ * up under UMTracer/... (pre-2015) and then RawTrace/UMTracer/... (2015).
+ */
 typedef struct umt_meta_info {
 	int layout;                  /**< enum umt_meta_layout */
 	const char *xed_version;     /**< Xed/Version as written */
-	int64_t xed_date;            /**< 20150121 when it is an 8-digit date, else -1 */
-	int xed_is_pin_build;        /**< 1 when it is a Pin build number such as 56759 */
-	const char *process_id;
-	int64_t pid;
-	int bitness;                 /**< 32 or 64, -1 unknown */
-	const char *app_command_line;
-	const char *pin_version;
-	const char *pin_command_line;
-	const char *os_id;
-	const char *os_name;
-	int has_xmm, has_ymm, has_zmm; /**< 1, 0 or -1 */
-	const char *raw_trace_date;  /**< 2015: RawTrace/DateTime */
-	const char *umtracer_version;
-	int ins_format_version;      /**< UMTracer/Ins/Format/Version (either layout) */
-	int exec_format_version;
-	int syscall_table_version;   /**< pre-2015 UMTracer/Exec/SyscallTable/Version */
+	int64_t xed_date;            /**< 20150121 when it is an 8-digit date (>= 19000000), else -1 */
+	int xed_is_pin_build;        /**< 1 when it is a Pin build number (56759): digits, < 19000000 */
+	int64_t xed_number;          /**< the date or the Pin build number, else -1: what
+	                                  umt_xed_special_reg() and umt_xed_reg_name() take */
+	const char *process_id;      /**< App/ProcessID */
+	int64_t pid;                 /**< its value (non-negative) */
+	int bitness;                 /**< App/Bitness: 32 or 64, else -1 */
+	const char *app_command_line; /**< App/CommandLine (&quot; already decoded) */
+	const char *pin_version;     /**< Pin/Version ("2.12.56759") */
+	const char *pin_command_line; /**< Pin/CommandLine */
+	const char *pin_working_directory; /**< Pin/WorkingDirectory (2015) */
+	const char *os_id;           /**< OS/Id ("06010110") */
+	const char *os_name;         /**< OS/Name */
+	int has_xmm, has_ymm, has_zmm; /**< CPU/HasXMM...: 1 ("1", "true"), 0 ("0", "false"), -1 */
+	const char *raw_trace_date;  /**< RawTrace/DateTime (2015) */
+	const char *umtracer_version; /**< RawTrace/UMTracer/Version, or UMTracer/Version */
+	int ins_format_version;      /**< UMTracer/Ins/Format/Version (insRec RecordVer) */
+	int ins_begin_record_version; /**< UMTracer/Ins/BeginRecord/Version (pre-2015) */
+	int exec_format_version;     /**< UMTracer/Exec/Format/Version (exec.vtable Version) */
+	int syscall_table_version;   /**< UMTracer/Exec/SyscallTable/Version (pre-2015) */
 } umt_meta_info;
 
-/** Fills @p out from @p m (pointers into @p m). @return 0; UMT_E_INVAL. */
+/** Fills @p out from @p m (pointers owned by @p m). @return 0; UMT_E_INVAL. */
 UMT_API int umt_meta_get_info(const umt_meta *m, umt_meta_info *out);
 
 /**
- * Cross-checks trace.xml against the binary headers: the syscall
- * unified-ID version (syscall.vtable's UnifiedIDsVer is authoritative,
- * ERRATA 21) and the format versions when present.
- * @return 0 when consistent or unknown; UMT_E_CORRUPT naming both values;
- *   UMT_E_XML.
+ * Cross-checks trace.xml against the binary headers, for each value present
+ * in trace.xml: UMTracer/Exec/SyscallTable/Version against syscall.vtable
+ * UnifiedIDsVer (the header is authoritative, ERRATA 21), Exec/Format/Version
+ * against exec.vtable Version, Ins/Format/Version against ins.itable
+ * RecordVer (under UMTracer/ or RawTrace/UMTracer/). Parses trace.xml on
+ * first use, as umt_trace_meta().
+ * @return 0 when consistent, or when trace.xml or the value is absent;
+ *   UMT_E_CORRUPT for the first disagreement, or a value that is not a
+ *   number, with a message naming both files, the element and both values
+ *   ("trace.xml: /UMTracer/Exec/SyscallTable/Version is 1 but syscall.vtable
+ *   UnifiedIDsVer is 0"); UMT_E_XML, UMT_E_NOMEM as umt_trace_meta();
+ *   UMT_E_INVAL.
  */
 UMT_API int umt_trace_meta_check(const umt_trace *t);
 
 /* ==== 15. Names for numeric IDs ============================================ */
 /* (section owner: src/names.c) */
+
+/*
+ * Registers are always named, without any external file: the operand names
+ * MEM0, MEM1, AGEN; STACKPUSH, STACKPOP, FSBASE, GSBASE at their value for
+ * the trace's XED version; the trace's context map; a built-in copy of the
+ * XED 20150121 register enum.
+ *
+ * XED versions (ERRATA 17): a version is a date (20150121) or, in early
+ * traces, a Pin build number (56759, anything below 19000000). Registers up
+ * to GSBASE sit 6 lower in XED 20140106 than in 20150121 (GSBASE 135, not
+ * 141). This library uses the older numbering for every date before
+ * 20150121 (20131119 and 20140106 are those seen) and every Pin build
+ * number, and the 20150121 numbering for later dates and unknown versions
+ * (-1). Under the older numbering the built-in table names only registers
+ * 0 to GSBASE: the errata vouch for nothing above.
+ *
+ * Mnemonics, forms, categories, registers of any XED version and syscall
+ * unified IDs come from the C headers shipped with the format documentation,
+ * loaded at run time (umt_names_load_dir(), umt_enum_load()).
+ */
 
 /** Longest register name umt_reg_name() writes, with its NUL. */
 #define UMT_REG_NAME_MAX 24
@@ -842,25 +1071,35 @@ enum umt_special_reg {
 };
 
 /**
- * Value of a version-dependent register for XED version @p xed_date
- * (20150121; 20140106, 20131119 and Pin build numbers (< 19000000) use the
- * older numbering, 6 lower). @return the value, or UMT_E_INVAL.
+ * Value of version-dependent register @p which (enum umt_special_reg) for
+ * XED version @p xed_date: STACKPUSH 131, STACKPOP 132, FSBASE 140, GSBASE
+ * 141 for 20150121, later dates and unknown versions (-1); 6 less for
+ * earlier dates (20140106, 20131119) and Pin build numbers.
+ * @return the value; UMT_E_INVAL for an unknown @p which.
  */
 UMT_API int umt_xed_special_reg(int64_t xed_date, int which);
 
 /**
- * Name of register @p reg for XED version @p xed_date without a trace:
- * "mem0", "mem1", "agen" for the special values, otherwise the built-in
- * XED 20150121 table (renumbered for older versions). @return the name, or
- * NULL when unknown.
+ * Name of register @p reg for XED version @p xed_date, without a trace:
+ * "mem0", "mem1", "agen" for UMT_REG_MEM0/MEM1/AGEN (the int16 RegName
+ * values 0xffff, 0xfffe, 0xfffd, also accepted sign-extended as -1, -2,
+ * -3); otherwise the built-in XED 20150121 table in lowercase ("rax" 74,
+ * "stackpush" 131, "zmm31" 279), renumbered for older versions (see the
+ * section preamble: "rax" is 68 there, nothing above GSBASE 135 is named).
+ * @return a static string, or NULL when the register is unknown.
  */
 UMT_API const char *umt_xed_reg_name(int64_t xed_date, int reg);
 
 /**
- * Name of register @p reg in trace @p t, always available: the special
- * names, the context map's StrName, then the built-in table for the
- * trace's XED version (20150121 when unknown); "reg<N>" as a last resort.
- * Writes into @p buf (UMT_REG_NAME_MAX bytes suffice) and returns it.
+ * Name of register @p reg in trace @p t, always available. In order:
+ * "mem0", "mem1", "agen" (as umt_xed_reg_name()); "stackpush", "stackpop",
+ * "fsbase", "gsbase" at their value for the trace's XED version (trace.xml
+ * Xed/Version; unknown when absent, see the preamble); the context map's
+ * StrName[reg] when not empty (16 bytes without NUL are 16 characters;
+ * bytes outside printable ASCII are written as '?'); the built-in table for
+ * the trace's XED version; "reg<N>" as a last resort. Writes into @p buf,
+ * truncated to @p size bytes (UMT_REG_NAME_MAX always suffices).
+ * @return @p buf; NULL when @p t or @p buf is NULL or @p size is 0.
  */
 UMT_API const char *umt_reg_name(const umt_trace *t, int reg, char *buf, size_t size);
 
@@ -868,36 +1107,79 @@ UMT_API const char *umt_reg_name(const umt_trace *t, int reg, char *buf, size_t 
 typedef struct umt_enum umt_enum;
 
 /**
- * Loads the first enum typedef (or the one named @p type_name, such as
- * "xed_iclass_enum_t") of a C header held in memory: implicit sequential
- * values, "= 123" and "= 0x7b", aliases naming earlier constants, // and
- * block comments, preprocessor lines, thousands of entries. @p file names
- * it in messages.
- * @return 0; UMT_E_CORRUPT (what cannot be parsed, with file and line),
- *   UMT_E_NOT_FOUND (no such enum), UMT_E_NOMEM, UMT_E_INVAL.
+ * Loads an enum from C header text in memory: the first enum defined in
+ * it, or the one whose tag or typedef name is @p type_name (such as
+ * "xed_iclass_enum_t"; NULL: the first). Accepts "typedef enum [tag] {...}
+ * name;", "enum tag {...};" and C++ "enum class tag : type {...};";
+ * skips // and block comments and preprocessor lines (not evaluated: both
+ * branches of an #if are read) and everything outside the enum
+ * (prototypes, other declarations). Constants take implicit sequential
+ * values or "= expr" where expr combines decimal, 0x hex and 0 octal
+ * literals (u/l suffixes allowed), constants defined earlier in the same
+ * enum (aliases), unary - + ~, binary + -, and parentheses. Values are
+ * 64-bit signed. At most 64 MiB of text (a UTF-8 byte order mark is
+ * skipped); at most 63 nested parentheses or unary operators.
+ * @p file names the text in messages (NULL: "<memory>").
+ * @return 0 and *out set; UMT_E_CORRUPT with "FILE: line N: ..." for what
+ *   cannot be parsed (unterminated comment, enum without '}' or ';', empty
+ *   enum, bad or overflowing number or value, unknown constant, duplicate
+ *   name, unsupported operator, NUL byte, more than 64 MiB); UMT_E_NOT_FOUND
+ *   (no such enum); UMT_E_NOMEM; UMT_E_INVAL (NULL @p out, or NULL @p text
+ *   with a non-zero size).
  */
 UMT_API int umt_enum_parse(const char *text, size_t size, const char *file,
                            const char *type_name, umt_enum **out);
 
-/** Loads an enum from a header file; as umt_enum_parse(), plus UMT_E_IO. */
+/**
+ * Loads an enum from header file @p path, as umt_enum_parse() (messages
+ * name the path). @return 0; the errors of umt_enum_parse(), plus UMT_E_IO
+ * (missing or unreadable file, not a regular file) and UMT_E_CORRUPT for a
+ * file over 64 MiB (checked before reading it).
+ */
 UMT_API int umt_enum_load(const char *path, const char *type_name, umt_enum **out);
 
 /** Frees an enum; NULL is allowed. */
 UMT_API void umt_enum_free(umt_enum *e);
 
-/** Number of constants (aliases included). */
+/** Number of constants, aliases included (0 for NULL). */
 UMT_API size_t umt_enum_count(const umt_enum *e);
 
 /**
- * Name of @p value, without the enum's common prefix ("MOV" for
- * XED_ICLASS_MOV; syscall names are kept whole), first constant defined
- * with that value; NULL when none. O(1).
+ * The common prefix umt_enum_name() leaves out: the longest prefix ending
+ * in '_' shared by every constant and shorter than each ("XED_ICLASS_");
+ * "" when there is none or the names start "SYSCALL_" (syscall unified IDs
+ * are kept whole). NULL for NULL. Valid until umt_enum_free().
+ */
+UMT_API const char *umt_enum_prefix(const umt_enum *e);
+
+/**
+ * Constant @p index in definition order (0 <= index < umt_enum_count()):
+ * its name without the prefix and its value; @p name and @p value may be
+ * NULL. The name is valid until umt_enum_free().
+ * @return 0; UMT_E_INVAL (NULL @p e), UMT_E_RANGE.
+ */
+UMT_API int umt_enum_entry(const umt_enum *e, size_t index, const char **name,
+                           int64_t *value);
+
+/**
+ * Name of @p value without the common prefix ("MOV" for XED_ICLASS_MOV;
+ * syscall names are kept whole). When several constants share the value,
+ * the first defined wins (XED_REG_RAX, not the later alias
+ * XED_REG_GPR64_FIRST), except that a name ending in "_LAST" gives way to
+ * a later constant that is neither a sentinel nor an alias. O(1): a dense
+ * array indexed by value - min when the values span at most 4 slots per
+ * constant (+1024), as every XED and syscall enum does; otherwise a binary
+ * search of the sorted values, O(log n).
+ * @return the name, valid until umt_enum_free(); NULL when no constant has
+ *   that value or @p e is NULL.
  */
 UMT_API const char *umt_enum_name(const umt_enum *e, int64_t value);
 
 /**
- * Value of constant @p name, with or without the prefix, case-sensitive.
- * O(log n). @return 0; UMT_E_NOT_FOUND.
+ * Value of constant @p name, given whole ("XED_ICLASS_MOV") or without the
+ * prefix ("MOV"); case-sensitive; a whole name is tried first. O(log n)
+ * (binary search of the names sorted once at load).
+ * @return 0 and *value set; UMT_E_NOT_FOUND; UMT_E_INVAL (NULL argument).
  */
 UMT_API int umt_enum_value(const umt_enum *e, const char *name, int64_t *value);
 
@@ -906,46 +1188,69 @@ typedef struct umt_names umt_names;
 
 /** Tables held by umt_names. */
 enum umt_names_table {
-	UMT_NAMES_REG = 0,      /**< xed-reg-enum.h */
-	UMT_NAMES_ICLASS = 1,   /**< xed-iclass-enum.h: mnemonics */
-	UMT_NAMES_IFORM = 2,    /**< xed-iform-enum.h: forms */
-	UMT_NAMES_CATEGORY = 3, /**< xed-category-enum.h or xed-icategory-enum.h */
-	UMT_NAMES_SYSCALL0 = 4, /**< syscall_unified_id_v0.h */
-	UMT_NAMES_SYSCALL1 = 5, /**< syscall_unified_id_v1.h */
+	UMT_NAMES_REG = 0,      /**< xed-reg-enum.h: xed_reg_enum_t */
+	UMT_NAMES_ICLASS = 1,   /**< xed-iclass-enum.h: xed_iclass_enum_t, mnemonics */
+	UMT_NAMES_IFORM = 2,    /**< xed-iform-enum.h: xed_iform_enum_t, forms */
+	UMT_NAMES_CATEGORY = 3, /**< xed-category-enum.h, else xed-icategory-enum.h (spec 14.1) */
+	UMT_NAMES_SYSCALL0 = 4, /**< syscall_unified_id_v0.h: its first enum */
+	UMT_NAMES_SYSCALL1 = 5, /**< syscall_unified_id_v1.h: its first enum */
 	UMT_NAMES_COUNT
 };
 
 /**
- * Loads every table found in directory @p dir (missing ones stay absent;
- * at least one must load). The XED version of the tables is the 8-digit
- * date in the directory's name ("XED v20150121") when there is one, else
- * deduced from the register enum (where XED_REG_GSBASE sits).
- * @return 0; UMT_E_NOT_FOUND (no table), UMT_E_CORRUPT, UMT_E_IO, UMT_E_NOMEM.
+ * Loads every table found in directory @p dir; missing files leave their
+ * table absent, but at least one must load. The XED headers are read from
+ * @p dir itself, or, when it holds none of them, from its subdirectory
+ * named "XED..." with the latest 8-digit date ("XED v20150121", the
+ * documentation's layout). An XED header whose enum does not carry the
+ * XED type name gives its first enum. The XED version of the tables is the
+ * 8-digit date in the name of the directory they came from, else deduced
+ * from the register enum (XED_REG_GSBASE 141: 20150121, 135: 20140106),
+ * else unknown (-1).
+ * @return 0 and *out set; UMT_E_NOT_FOUND (no such directory, or no table
+ *   in it); UMT_E_CORRUPT (a header that cannot be parsed, or holds no
+ *   enum: the message names the file and line); UMT_E_IO (not a directory,
+ *   unreadable file); UMT_E_NOMEM; UMT_E_INVAL (NULL argument).
  */
 UMT_API int umt_names_load_dir(const char *dir, umt_names **out);
 
 /** Frees @p n; NULL is allowed. */
 UMT_API void umt_names_free(umt_names *n);
 
-/** The table @p which, or NULL when it was not loaded. */
+/** The table @p which (enum umt_names_table), or NULL when it was not loaded. */
 UMT_API const umt_enum *umt_names_table(const umt_names *n, int which);
 
-/** XED version of the loaded tables (20150121), or -1 when unknown. */
+/** XED version of the loaded tables (20150121), or -1 when unknown or for NULL. */
 UMT_API int64_t umt_names_xed_date(const umt_names *n);
 
 /**
- * Checks the tables against trace @p t: the trace's XED version must not
- * be newer than the tables' (spec 13), and the syscall table of the
- * trace's UnifiedIDsVer must be loaded to name syscalls.
- * @return 0; UMT_E_VERSION with a message saying which versions differ.
+ * Checks the tables against trace @p t. The trace's XED version (trace.xml
+ * Xed/Version) must not be newer than the tables' (spec 13: their
+ * constants would be wrong); an older one is accepted (newer XED tables are
+ * supersets, though values may have moved: see the preamble for
+ * registers). Not checked when either version is unknown; a Pin build
+ * number counts as older than any date. Then the syscall table of the
+ * trace's UnifiedIDsVer must be loaded.
+ * @return 0; UMT_E_VERSION (trace XED newer, the message names both
+ *   versions); UMT_E_NOT_FOUND (syscall_unified_id_vN.h of the trace's
+ *   version not loaded); UMT_E_INVAL (NULL argument).
  */
 UMT_API int umt_names_check(const umt_names *n, const umt_trace *t);
 
-/** Name helpers: NULL when the table is absent or the value unknown. */
+/**
+ * Names of insRec Mnemonic (xed_iclass), Form (xed_iform) and Category
+ * (xed_category) values, without the XED_ICLASS_ / XED_IFORM_ /
+ * XED_CATEGORY_ prefix ("MOV", "MOV_GPRv_MEMv", "DATAXFER"), valid until
+ * umt_names_free(); NULL when the table is absent or the value unknown.
+ */
 UMT_API const char *umt_names_mnemonic(const umt_names *n, int value);
 UMT_API const char *umt_names_form(const umt_names *n, int value);
 UMT_API const char *umt_names_category(const umt_names *n, int value);
-/** Syscall name of unified ID @p value in table version @p ids_version. */
+/**
+ * Name of syscall unified ID @p value in table version @p ids_version (0 or
+ * 1, the trace's UnifiedIDsVer), whole ("SYSCALL_NtClose_0500_1"); NULL
+ * when the table is absent, the version is not 0 or 1, or the ID unknown.
+ */
 UMT_API const char *umt_names_syscall(const umt_names *n, int ids_version, int value);
 
 /* ==== 16. Writer ========================================================== */
