@@ -17,8 +17,9 @@
  *  13. Address space
  *  14. trace.xml metadata
  *  15. Names for numeric IDs (registers, XED enums, syscalls)
- *  16. Writer: producing traces
- *  17. Caveats
+ *  16. Consistency check: umt_verify()
+ *  17. Writer: producing traces
+ *  18. Caveats
  *
  * Conventions (apply to every function below):
  *   - Functions returning int return 0 (or a documented positive value) on
@@ -1253,7 +1254,74 @@ UMT_API const char *umt_names_category(const umt_names *n, int value);
  */
 UMT_API const char *umt_names_syscall(const umt_names *n, int ids_version, int value);
 
-/* ==== 16. Writer ========================================================== */
+/* ==== 16. Consistency check: umt_verify() ================================ */
+/* (section owner: src/verify.c) */
+
+/** Classes of checks, to select them and to classify problems. */
+enum umt_check {
+	UMT_CHECK_EXEC = 1u << 0,          /**< records: extents, types, thread and instruction IDs, LC lengths, contexts, syscall IDs, thread-begin first, application end last */
+	UMT_CHECK_LINKS = 1u << 1,         /**< exec.prev_next.column and the threads' chains */
+	UMT_CHECK_INS = 1u << 2,           /**< instruction rows, strings, decoded bodies */
+	UMT_CHECK_MEM0 = 1u << 3,          /**< stored MEM0 addresses against their phrase (warnings, ERRATA 13) */
+	UMT_CHECK_SYSCALLS = 1u << 4,      /**< syscall records and their entry/exit records */
+	UMT_CHECK_MODULES = 1u << 5,
+	UMT_CHECK_THREADS = 1u << 6,
+	UMT_CHECK_ADDRESS_SPACE = 1u << 7,
+	UMT_CHECK_XML = 1u << 8,           /**< trace.xml well-formed and consistent with the headers */
+	UMT_CHECK_ALL = (1u << 9) - 1
+};
+
+/** How serious a problem is. */
+enum umt_severity {
+	UMT_SEVERITY_ERROR = 0,  /**< the trace is inconsistent */
+	UMT_SEVERITY_WARNING = 1 /**< suspicious but possible in real traces (tracer races) */
+};
+
+/** One problem found by umt_verify(). */
+typedef struct umt_problem {
+	int status;          /**< UMT_E_* code of the problem */
+	int severity;        /**< enum umt_severity */
+	unsigned check;      /**< the UMT_CHECK_* class */
+	int file;            /**< umt_file_id of the file at fault */
+	int64_t id;          /**< record or row ID, -1 when none */
+	uint64_t offset;     /**< byte offset in that file */
+	const char *message; /**< "FILE: record N at offset 0x..: what"; valid during the callback */
+} umt_problem;
+
+/** Options of umt_verify(); start from umt_verify_options_init(). */
+typedef struct umt_verify_options {
+	unsigned checks;       /**< UMT_CHECK_* to run (default UMT_CHECK_ALL) */
+	uint64_t max_problems; /**< stop after this many problems (default 1000; 0: no cap) */
+	/** Called for each problem; a nonzero return stops the check. May be NULL. */
+	int (*on_problem)(const umt_problem *p, void *ctx);
+	/** Called now and then with work done and total (arbitrary units). May be NULL. */
+	void (*on_progress)(uint64_t done, uint64_t total, void *ctx);
+	void *ctx;             /**< passed to both callbacks */
+} umt_verify_options;
+
+/** What umt_verify() found. */
+typedef struct umt_verify_result {
+	uint64_t errors;   /**< problems of severity error */
+	uint64_t warnings; /**< problems of severity warning */
+	uint64_t records;  /**< execution records checked */
+	int stopped;       /**< 1 when max_problems or on_problem ended the check early */
+} umt_verify_result;
+
+/** Sets @p o to the defaults: every check, at most 1000 problems, no callbacks. */
+UMT_API void umt_verify_options_init(umt_verify_options *o);
+
+/**
+ * The full O(n) consistency check of @p t (see docs/format.md for the list).
+ * Reports every problem through o->on_problem with file, record or row and
+ * offset. Memory is O(threads + syscalls + modules + ranges), not O(records).
+ * @p o may be NULL for the defaults; @p out may be NULL.
+ * @return 0 when no error was found (warnings allowed); UMT_E_CORRUPT when
+ *   errors were found; UMT_E_INVAL, UMT_E_NOMEM, UMT_E_IO when the check
+ *   itself could not run.
+ */
+UMT_API int umt_verify(const umt_trace *t, const umt_verify_options *o, umt_verify_result *out);
+
+/* ==== 17. Writer ========================================================== */
 
 /** A trace being written. Memory use is independent of the record count. */
 typedef struct umt_writer umt_writer;
@@ -1449,7 +1517,7 @@ UMT_API void umt_context_map_default(umt_context_map *m, int ins_record_version,
 /** Number of records written so far (the ID of the next one). */
 UMT_API uint64_t umt_writer_exec_count(const umt_writer *w);
 
-/* ==== 17. Caveats ========================================================= */
+/* ==== 18. Caveats ========================================================= */
 
 /*
  * - Files are mapped read-only (PROT_READ, MAP_PRIVATE). If another process

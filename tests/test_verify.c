@@ -1,0 +1,5 @@
+/* placeholder until the module lands */
+int main(void)
+{
+	return 0;
+}
