@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -325,6 +326,28 @@ const uint8_t *umt__prev_next(const umt_trace *ct)
 	}
 	pthread_mutex_unlock(&t->lazy_lock);
 	return p;
+}
+
+/* ---- file changes -------------------------------------------------------- */
+
+int umt_trace_changed(const umt_trace *t)
+{
+	if (t == NULL)
+		return umt__failf(UMT_E_INVAL, "umt_trace_changed: invalid argument");
+	if (t->dirfd < 0)
+		return 0; /* caller buffers */
+	for (int f = 0; f < UMT_FILE_COUNT; f++) {
+		const struct umt_map *m = &t->files[f];
+		struct stat st;
+		bool now = fstatat(t->dirfd, umt_file_name(f), &st, 0) == 0;
+		if (now != m->present)
+			return 1;
+		if (now && ((uint64_t)st.st_size != m->size || st.st_ino != m->ino ||
+		            st.st_dev != m->dev || st.st_mtim.tv_sec != m->mtime.tv_sec ||
+		            st.st_mtim.tv_nsec != m->mtime.tv_nsec))
+			return 1;
+	}
+	return 0;
 }
 
 /* ---- header values ------------------------------------------------------ */

@@ -402,6 +402,52 @@ static void test_prev_next_changed_before_first_use(void **state)
 	free(dir);
 }
 
+/* umt_trace_changed(): size, mtime and identity recorded at open. */
+static void test_changed(void **state)
+{
+	(void)state;
+	char *dir = fx_tmpdir();
+	assert_int_equal(fx_write_standard(dir, UMT_FLAVOUR_2015), 0);
+	umt_trace *tr;
+	assert_int_equal(umt_trace_open(dir, 0, &tr), 0);
+	assert_int_equal(umt_trace_changed(tr), 0);
+	char path[4200], save[4300];
+	/* a file appended to */
+	snprintf(path, sizeof path, "%s/address_space.itable", dir);
+	FILE *fp = fopen(path, "ab");
+	fputc(0, fp);
+	fclose(fp);
+	assert_int_equal(umt_trace_changed(tr), 1);
+	umt_trace_close(tr);
+	/* trace.xml appearing, and a file replaced by another of the same size */
+	snprintf(path, sizeof path, "%s/trace.xml", dir);
+	snprintf(save, sizeof save, "%s.save", path);
+	rename(path, save);
+	assert_int_equal(umt_trace_open(dir, 0, &tr), 0);
+	assert_int_equal(umt_trace_changed(tr), 0);
+	rename(save, path);
+	assert_int_equal(umt_trace_changed(tr), 1);
+	umt_trace_close(tr);
+	assert_int_equal(umt_trace_open(dir, 0, &tr), 0);
+	snprintf(path, sizeof path, "%s/thread.itable", dir);
+	snprintf(save, sizeof save, "%s.copy", path);
+	char cmd[17100];
+	snprintf(cmd, sizeof cmd, "cp '%s' '%s' && mv '%s' '%s'", path, save, save, path);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(umt_trace_changed(tr), 1);
+	umt_trace_close(tr);
+	/* traces from memory never change */
+	struct fx_trace t;
+	fx_handmade(&t);
+	assert_int_equal(fx_open(&t, &tr), 0);
+	assert_int_equal(umt_trace_changed(tr), 0);
+	umt_trace_close(tr);
+	fx_free(&t);
+	assert_int_equal(umt_trace_changed(NULL), UMT_E_INVAL);
+	fx_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -419,6 +465,7 @@ int main(void)
 		cmocka_unit_test(test_directory_errors),
 		cmocka_unit_test(test_zero_length_files),
 		cmocka_unit_test(test_prev_next_changed_before_first_use),
+		cmocka_unit_test(test_changed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -163,6 +163,15 @@ UMT_API int umt_trace_open_mem(const umt_buffer files[UMT_FILE_COUNT],
 /** Releases everything of @p t; NULL is allowed. */
 UMT_API void umt_trace_close(umt_trace *t);
 
+/**
+ * Whether any file of the trace changed on disk since umt_trace_open():
+ * its size, modification time, inode or device differ, or it disappeared
+ * (see Caveats: a truncated mapped file raises SIGBUS when read). Traces
+ * opened from memory never change.
+ * @return 1 changed, 0 unchanged; UMT_E_INVAL.
+ */
+UMT_API int umt_trace_changed(const umt_trace *t);
+
 /** Size in bytes of one file of the trace (0 for a missing trace.xml). */
 UMT_API uint64_t umt_trace_file_size(const umt_trace *t, int file);
 
@@ -1522,8 +1531,11 @@ UMT_API uint64_t umt_writer_exec_count(const umt_writer *w);
 /*
  * - Files are mapped read-only (PROT_READ, MAP_PRIVATE). If another process
  *   truncates a file while it is mapped, touching the lost pages raises
- *   SIGBUS; rewriting it in place changes what the mapping shows. Traces are
- *   meant to be immutable once written: do not modify them while open.
+ *   SIGBUS (the library cannot turn that into an error code); rewriting it
+ *   in place changes what the mapping shows, under checks that were made on
+ *   the old content. Traces are meant to be immutable once written: do not
+ *   modify them while open. Open records each file's size, modification
+ *   time, inode and device; umt_trace_changed() tells whether they moved.
  * - Validation is layered: open checks headers in O(1); each accessor checks
  *   the one record or row it reads. Whole-trace consistency (monotonic
  *   offsets, cross references, thread chains) is not checked by open.
