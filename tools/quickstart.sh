@@ -9,7 +9,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-PACKAGES="cmake make gcc pkg-config libxml2-dev libcmocka-dev"
+PACKAGES="cmake make gcc pkg-config libxml2-dev libcmocka-dev python3"
 
 install_missing() {
 	missing=""
