@@ -42,15 +42,19 @@ static void place(struct map_builder *b, int r, int off, int size32, int size64,
 	int id = reg_id(b, r);
 	if (id < 0)
 		return;
+	/* an enclosing register without a number in this XED version (st0 for
+	 * mm7 before 20150121) leaves the register its own largest */
+	int e32 = reg_id(b, eff32) >= 0 ? reg_id(b, eff32) : id;
+	int e64 = reg_id(b, eff64) >= 0 ? reg_id(b, eff64) : id;
 	if (size32) {
 		b->m->RegMap32[id].Offset = (uint16_t)off;
 		b->m->RegMap32[id].Size = (uint8_t)size32;
-		b->m->RegMap32[id].EffLargest = (int16_t)reg_id(b, eff32);
+		b->m->RegMap32[id].EffLargest = (int16_t)e32;
 	}
 	if (size64) {
 		b->m->RegMap64[id].Offset = (uint16_t)off;
 		b->m->RegMap64[id].Size = (uint8_t)size64;
-		b->m->RegMap64[id].EffLargest = (int16_t)reg_id(b, eff64);
+		b->m->RegMap64[id].EffLargest = (int16_t)e64;
 	}
 }
 

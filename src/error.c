@@ -12,6 +12,8 @@
 #define UMT_ERRMSG_SIZE 512
 
 static _Thread_local char errmsg[UMT_ERRMSG_SIZE];
+/* Where the last failure was, for umt_verify() to fill umt_problem. */
+static _Thread_local struct umt_loc last_loc = {-1, UMT_LOC_NONE, 0, 0};
 
 const char *umt_version(void)
 {
@@ -47,6 +49,12 @@ const char *umt_errmsg(void)
 void umt__clear_error(void)
 {
 	errmsg[0] = '\0';
+	last_loc = (struct umt_loc){-1, UMT_LOC_NONE, 0, 0};
+}
+
+void umt__last_loc(struct umt_loc *out)
+{
+	*out = last_loc;
 }
 
 /* Appends to errmsg at *len; truncation is silent (the buffer stays NUL-terminated). */
@@ -73,6 +81,7 @@ int umt__fail(int code, int file, enum umt_loc_kind kind, uint64_t id, uint64_t 
               const char *fmt, ...)
 {
 	size_t len = 0;
+	last_loc = (struct umt_loc){file, kind, id, offset};
 	if (file >= 0)
 		appendf(&len, "%s: ", umt_file_name(file));
 	switch (kind) {
@@ -97,6 +106,7 @@ int umt__fail(int code, int file, enum umt_loc_kind kind, uint64_t id, uint64_t 
 int umt__failf(int code, const char *fmt, ...)
 {
 	size_t len = 0;
+	last_loc = (struct umt_loc){-1, UMT_LOC_NONE, 0, 0};
 	va_list ap;
 	va_start(ap, fmt);
 	append(&len, fmt, ap);

@@ -42,6 +42,15 @@ UMT_HIDDEN int umt__failf(int code, const char *fmt, ...) UMT_PRINTF(2, 3);
 /** Clears the calling thread's message. */
 UMT_HIDDEN void umt__clear_error(void);
 
+/** The location named by the calling thread's last failure (file -1: none). */
+struct umt_loc {
+	int file;
+	enum umt_loc_kind kind;
+	uint64_t id;
+	uint64_t offset;
+};
+UMT_HIDDEN void umt__last_loc(struct umt_loc *out);
+
 /* ---- map.c ------------------------------------------------------------ */
 
 /** One file of a trace: its bytes, and how they were obtained. */

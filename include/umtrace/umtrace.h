@@ -1266,18 +1266,34 @@ UMT_API const char *umt_names_syscall(const umt_names *n, int ids_version, int v
 /* ==== 16. Consistency check: umt_verify() ================================ */
 /* (section owner: src/verify.c) */
 
+/*
+ * umt_verify() checks what open and the accessors leave out because it
+ * needs a whole pass: order, cross references between tables, thread
+ * chains, the rules of decoded instructions and MEM0 addresses.
+ * docs/verify.md lists every check with its class, file and severity.
+ * Problems an accessor would also refuse are reported with the accessor's
+ * own message and location; a trace verify passes without errors has no
+ * record, chain, row or name that an accessor refuses.
+ */
+
 /** Classes of checks, to select them and to classify problems. */
 enum umt_check {
-	UMT_CHECK_EXEC = 1u << 0,          /**< records: extents, types, thread and instruction IDs, LC lengths, contexts, syscall IDs, thread-begin first, application end last */
-	UMT_CHECK_LINKS = 1u << 1,         /**< exec.prev_next.column and the threads' chains */
-	UMT_CHECK_INS = 1u << 2,           /**< instruction rows, strings, decoded bodies */
-	UMT_CHECK_MEM0 = 1u << 3,          /**< stored MEM0 addresses against their phrase (warnings, ERRATA 13) */
-	UMT_CHECK_SYSCALLS = 1u << 4,      /**< syscall records and their entry/exit records */
-	UMT_CHECK_MODULES = 1u << 5,
-	UMT_CHECK_THREADS = 1u << 6,
-	UMT_CHECK_ADDRESS_SPACE = 1u << 7,
-	UMT_CHECK_XML = 1u << 8,           /**< trace.xml well-formed and consistent with the headers */
-	UMT_CHECK_ALL = (1u << 9) - 1
+	UMT_CHECK_EXEC = 1u << 0,        /**< records: extents, types, thread and instruction
+	                                      IDs, LC lengths, contexts, syscall IDs,
+	                                      thread-begin first, application end last */
+	UMT_CHECK_LINKS = 1u << 1,       /**< exec.prev_next.column and the threads' chains
+	                                      against their rows (FirstEID, LastEID, RecCount) */
+	UMT_CHECK_INS = 1u << 2,         /**< instruction rows, strings, decoded bodies */
+	UMT_CHECK_MEM0 = 1u << 3,        /**< stored MEM0 addresses against their phrase
+	                                      (warnings, ERRATA 13) */
+	UMT_CHECK_SYSCALLS = 1u << 4,    /**< syscall records and their entry/exit records */
+	UMT_CHECK_MODULES = 1u << 5,     /**< module rows and names */
+	UMT_CHECK_THREADS = 1u << 6,     /**< thread rows on their own */
+	UMT_CHECK_ADDRESS_SPACE = 1u << 7, /**< ranges page-aligned, sorted, disjoint */
+	UMT_CHECK_XML = 1u << 8,         /**< trace.xml well-formed, consistent with the headers */
+	UMT_CHECK_CONTEXT_MAP = 1u << 9, /**< context map: regInfo inside DumpSize, registers
+	                                      inside their largest, names inside the map */
+	UMT_CHECK_ALL = (1u << 10) - 1
 };
 
 /** How serious a problem is. */
@@ -1290,11 +1306,12 @@ enum umt_severity {
 typedef struct umt_problem {
 	int status;          /**< UMT_E_* code of the problem */
 	int severity;        /**< enum umt_severity */
-	unsigned check;      /**< the UMT_CHECK_* class */
+	unsigned check;      /**< the UMT_CHECK_* class (one bit) */
 	int file;            /**< umt_file_id of the file at fault */
-	int64_t id;          /**< record or row ID, -1 when none */
-	uint64_t offset;     /**< byte offset in that file */
-	const char *message; /**< "FILE: record N at offset 0x..: what"; valid during the callback */
+	int64_t id;          /**< record or row ID, -1 when none (a header, trace.xml) */
+	uint64_t offset;     /**< byte offset in that file (0 for trace.xml) */
+	const char *message; /**< "FILE: record N at offset 0x..: what", as umt_errmsg() words
+	                          it; valid during the callback */
 } umt_problem;
 
 /** Options of umt_verify(); start from umt_verify_options_init(). */
@@ -1303,7 +1320,12 @@ typedef struct umt_verify_options {
 	uint64_t max_problems; /**< stop after this many problems (default 1000; 0: no cap) */
 	/** Called for each problem; a nonzero return stops the check. May be NULL. */
 	int (*on_problem)(const umt_problem *p, void *ctx);
-	/** Called now and then with work done and total (arbitrary units). May be NULL. */
+	/**
+	 * Called with work done and total, in units of one table row or one
+	 * execution record of the selected checks: (0, total) first, then about
+	 * every 2^20 units, then (total, total) unless the check stopped early.
+	 * May be NULL.
+	 */
 	void (*on_progress)(uint64_t done, uint64_t total, void *ctx);
 	void *ctx;             /**< passed to both callbacks */
 } umt_verify_options;
@@ -1313,20 +1335,25 @@ typedef struct umt_verify_result {
 	uint64_t errors;   /**< problems of severity error */
 	uint64_t warnings; /**< problems of severity warning */
 	uint64_t records;  /**< execution records checked */
-	int stopped;       /**< 1 when max_problems or on_problem ended the check early */
+	int stopped;       /**< 1 when the max_problems-th problem or on_problem ended the check */
 } umt_verify_result;
 
-/** Sets @p o to the defaults: every check, at most 1000 problems, no callbacks. */
+/** Sets @p o to the defaults: every check, at most 1000 problems, no callbacks. NULL is allowed. */
 UMT_API void umt_verify_options_init(umt_verify_options *o);
 
 /**
- * The full O(n) consistency check of @p t (see docs/format.md for the list).
+ * The full O(n) consistency check of @p t (docs/verify.md lists the checks).
  * Reports every problem through o->on_problem with file, record or row and
- * offset. Memory is O(threads + syscalls + modules + ranges), not O(records).
+ * offset. One sequential pass over the execution records; memory is
+ * O(threads) plus a fixed cache, independent of the record count. Tables
+ * are checked first (trace.xml, context map, threads, modules, address
+ * space, instructions, syscalls), the execution records last.
  * @p o may be NULL for the defaults; @p out may be NULL.
- * @return 0 when no error was found (warnings allowed); UMT_E_CORRUPT when
- *   errors were found; UMT_E_INVAL, UMT_E_NOMEM, UMT_E_IO when the check
- *   itself could not run.
+ * @return 0 when no error was found (warnings allowed; also when the check
+ *   stopped early before any error); UMT_E_CORRUPT when errors were found
+ *   (umt_errmsg() counts them and quotes the first); UMT_E_INVAL (NULL
+ *   @p t, an unknown bit in o->checks), UMT_E_NOMEM, UMT_E_IO (mapping
+ *   exec.prev_next.column failed) when the check itself could not run.
  */
 UMT_API int umt_verify(const umt_trace *t, const umt_verify_options *o, umt_verify_result *out);
 
