@@ -1,45 +1,84 @@
 #!/bin/sh
-# Runs umtdump on the bundled sample trace for every case in cases.txt and
-# compares stdout, stderr and the exit status with tests/cli/expected/.
-#   run.sh UMTDUMP SOURCE_DIR [--update]
-# A case line is "NAME ARGS..." (ARGS word-split by the shell; the sample
-# trace is examples/sample-trace relative to SOURCE_DIR). Expected files:
-# NAME.out (stdout), NAME.err (stderr, optional: empty when absent),
-# NAME.status (exit status, optional: 0 when absent).
+# Runs umtdump for every case of cases.txt and compares stdout, stderr and
+# the exit status with tests/cli/expected/.
+#   run.sh UMTDUMP MKFIXTURE SOURCE_DIR [--update]
+#
+# The cases run in a scratch directory holding
+#   examples/sample-trace   the bundled sample (a link to the source tree)
+#   fixtures/old            the 2014-flavour trace of mkfixture.c
+#   fixtures/bad-*          copies of the sample with one corruption (mkbad.py)
+#   fixtures/no-xml         the sample without trace.xml (mkbad.py)
+#   xed-sample              synthetic name headers (tests/cli/xed-sample)
+# so that the paths in the output do not depend on where the test runs.
+#
+# A case line is "NAME [VAR=VALUE...] ARGS..." (word-split by the shell;
+# leading VAR=VALUE words set the environment). Expected files: NAME.out
+# (stdout), NAME.err (stderr; empty when absent), NAME.status (exit status;
+# 0 when absent). With --update the files are rewritten from the current
+# output: review every change by hand, the files are the specification.
 set -u
-umtdump=$1
-src=$2
-update=${3:-}
-here=$(dirname "$0")
-cd "$src" || exit 1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+abs() { case "$1" in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
+umtdump=$(abs "$1")
+mkfixture=$(abs "$2")
+src=$(abs "$3")
+update=${4:-}
+here=$src/tests/cli
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/examples" "$work/fixtures"
+ln -s "$src/examples/sample-trace" "$work/examples/sample-trace"
+ln -s "$here/xed-sample" "$work/xed-sample"
+"$mkfixture" "$work/fixtures/old" || { echo "FAIL: mkfixture"; exit 1; }
+python3 "$here/mkbad.py" "$src/examples/sample-trace" "$work/fixtures" ||
+	{ echo "FAIL: mkbad.py"; exit 1; }
+cd "$work" || exit 1
 failed=0
+count=0
 while read -r name args; do
 	case "$name" in ''|'#'*) continue ;; esac
+	count=$((count + 1))
+	envs=""
 	# shellcheck disable=SC2086
-	"$umtdump" $args >"$tmp/out" 2>"$tmp/err"
-	echo $? >"$tmp/status"
+	set -- $args
+	while [ $# -gt 0 ]; do
+		case "$1" in [A-Za-z_]*=*) envs="$envs $1"; shift ;; *) break ;; esac
+	done
+	# shellcheck disable=SC2086
+	env $envs "$umtdump" "$@" >"$work/out" 2>"$work/err" </dev/null
+	echo $? >"$work/status"
 	exp="$here/expected/$name"
 	if [ "$update" = "--update" ]; then
-		cp "$tmp/out" "$exp.out"
-		if [ -s "$tmp/err" ]; then cp "$tmp/err" "$exp.err"; else rm -f "$exp.err"; fi
-		if [ "$(cat "$tmp/status")" != 0 ]; then cp "$tmp/status" "$exp.status"; else rm -f "$exp.status"; fi
+		cp "$work/out" "$exp.out"
+		if [ -s "$work/err" ]; then cp "$work/err" "$exp.err"; else rm -f "$exp.err"; fi
+		if [ "$(cat "$work/status")" != 0 ]; then
+			cp "$work/status" "$exp.status"
+		else
+			rm -f "$exp.status"
+		fi
 		continue
 	fi
 	want_status=0
 	[ -f "$exp.status" ] && want_status=$(cat "$exp.status")
-	if ! cmp -s "$tmp/out" "$exp.out"; then
-		echo "FAIL $name: stdout differs"; diff "$exp.out" "$tmp/out" | head -20; failed=1
+	if [ ! -f "$exp.out" ]; then
+		echo "FAIL $name: no expected output $exp.out"; failed=1; continue
+	fi
+	if ! cmp -s "$work/out" "$exp.out"; then
+		echo "FAIL $name: stdout differs"; diff "$exp.out" "$work/out" | head -20; failed=1
 	fi
 	if [ -f "$exp.err" ]; then
-		cmp -s "$tmp/err" "$exp.err" || { echo "FAIL $name: stderr differs"; diff "$exp.err" "$tmp/err" | head; failed=1; }
-	elif [ -s "$tmp/err" ]; then
-		echo "FAIL $name: unexpected stderr"; cat "$tmp/err"; failed=1
+		if ! cmp -s "$work/err" "$exp.err"; then
+			echo "FAIL $name: stderr differs"; diff "$exp.err" "$work/err" | head; failed=1
+		fi
+	elif [ -s "$work/err" ]; then
+		echo "FAIL $name: unexpected stderr"; cat "$work/err"; failed=1
 	fi
-	if [ "$(cat "$tmp/status")" != "$want_status" ]; then
-		echo "FAIL $name: status $(cat "$tmp/status"), expected $want_status"; failed=1
+	if [ "$(cat "$work/status")" != "$want_status" ]; then
+		echo "FAIL $name: status $(cat "$work/status"), expected $want_status"; failed=1
 	fi
 done <"$here/cases.txt"
-[ $failed -eq 0 ] && echo "all CLI cases pass"
+if [ "$update" = "--update" ]; then
+	echo "updated the expected files of $count cases: review the changes"
+elif [ $failed -eq 0 ]; then
+	echo "all $count CLI cases pass"
+fi
 exit $failed

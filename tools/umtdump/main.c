@@ -3,8 +3,11 @@
  *
  *   umtdump [GLOBAL OPTIONS] COMMAND [OPTIONS] TRACE_DIR
  *
- * main.c parses the command line and dispatches to one file per command;
- * out.c writes JSON Lines and errors.
+ * main.c parses the command line (options may come before or after the
+ * command), loads the name tables of --xed-dir, opens the trace and
+ * dispatches to one file per command; out.c writes the output and errors;
+ * common.c holds what several commands share. The help texts here are the
+ * man page's (docs/umtdump.1): change both together.
  */
 #include <errno.h>
 #include <signal.h>
@@ -13,36 +16,120 @@
 
 #include "umtdump.h"
 
+/* Options of the commands, as bits of struct command.accepts. */
+enum {
+	OPT_FROM = 1 << 0,
+	OPT_TO = 1 << 1,
+	OPT_COUNT = 1 << 2,
+	OPT_THREAD = 1 << 3,
+	OPT_TYPE = 1 << 4,
+	OPT_OPERANDS = 1 << 5,
+	OPT_CONTEXT = 1 << 6,
+	OPT_ID = 1 << 7,
+	OPT_MAX_PROBLEMS = 1 << 8
+};
+
 struct command {
 	const char *name;
 	int (*run)(umt_trace *t, const struct opts *o);
+	unsigned accepts;
 	const char *summary;
+	const char *help; /* the command's description and options */
 };
 
 static const struct command commands[] = {
-	{"info", cmd_info, "counts of every table, format versions, file sizes"},
-	{"exec", cmd_exec, "execution records, one per line"},
+	{"info", cmd_info, 0, "counts of every table, format versions, trace.xml essentials, file sizes",
+	 "Shows the record and row count of every table, the format versions, the\n"
+	 "essentials of trace.xml (XED version, process ID, bitness, OS name,\n"
+	 "command line) and the size of every file.\n"},
+	{"exec", cmd_exec,
+	 OPT_FROM | OPT_TO | OPT_COUNT | OPT_THREAD | OPT_TYPE | OPT_OPERANDS | OPT_CONTEXT,
+	 "execution records, one per line",
+	 "Shows execution records, one per line: ID, thread, type, flags, prev and\n"
+	 "next, and per type the instruction (InsID, address, disassembly), the\n"
+	 "syscall (SyscallID, unified ID) or the exit code.\n"
+	 "\n"
+	 "options:\n"
+	 "  --from ID            start at record ID (default 0)\n"
+	 "  --to ID              stop after record ID\n"
+	 "  --count N            show at most N records\n"
+	 "  --thread TID         follow the prev/next chain of thread-table row TID\n"
+	 "  --type NAME[,NAME]   only these types: instruction, thread-begin, thread-end,\n"
+	 "                       app-end, syscall-entry, syscall-exit, syscall-skipped,\n"
+	 "                       ctx-apc, ctx-exception, ctx-callback, ctx-unknown\n"
+	 "  --operands           each explicit operand: register, kind, size, flags,\n"
+	 "                       memory address, before and after values\n"
+	 "  --context            register dump and memory references of the records\n"
+	 "                       that carry a context\n"},
+	{"ins", cmd_ins, OPT_ID, "instruction table rows with their decoded instruction",
+	 "Shows the rows of the instruction table with their decoded instruction:\n"
+	 "every field, the explicit operands and the local-context slots.\n"
+	 "\n"
+	 "options:\n"
+	 "  --id ID              only row ID\n"},
+	{"syscalls", cmd_syscalls, 0, "syscall records with arguments and results",
+	 "Shows the system call records with their arguments and results; the\n"
+	 "unified IDs are named when --xed-dir holds syscall_unified_id_vN.h.\n"},
+	{"modules", cmd_modules, 0, "module records",
+	 "Shows the module records: load and unload records, address range, Windows\n"
+	 "and device names (UTF-8), and in 2015 traces the file time and version.\n"},
+	{"threads", cmd_threads, 0, "thread records",
+	 "Shows the thread records: Windows thread ID, TIB address, first and last\n"
+	 "record, record count.\n"},
+	{"context-map", cmd_context_map, 0, "registers of the context map",
+	 "Shows the registers present in the context map (in the 32-bit or the\n"
+	 "64-bit dump) with their offsets, sizes, common names and largest\n"
+	 "enclosing registers.\n"},
+	{"address-space", cmd_address_space, 0, "used address ranges",
+	 "Shows the used address ranges of the address space table.\n"},
+	{"xml", cmd_xml, 0, "trace.xml: the essentials and every leaf element",
+	 "Shows trace.xml: its layout, the essentials and every leaf element with\n"
+	 "its path.\n"},
+	{"verify", cmd_verify, OPT_MAX_PROBLEMS, "the full consistency check",
+	 "Runs the library's full consistency check (umt_verify) and reads every\n"
+	 "record, row, operand and context through the library's accessors. Each\n"
+	 "problem goes to stderr (to stdout with --json), then a summary. The exit\n"
+	 "status is 0 only for a consistent trace.\n"
+	 "\n"
+	 "options:\n"
+	 "  --max-problems N     stop after N problems (default 1000, 0: no limit)\n"},
+	{"stats", cmd_stats, 0, "records per type and thread, instruction mix, syscalls, memory",
+	 "Shows records per type and per thread, the instruction mix by mnemonic\n"
+	 "and by category, syscall counts by unified ID, and the bytes of memory\n"
+	 "read and written by the instruction records.\n"},
 };
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])
 
+static const char global_help[] =
+	"global options (before or after the command):\n"
+	"  --json               JSON Lines on stdout, one object per record or row\n"
+	"  --xed-dir DIR        name tables: XED and syscall enum headers (default:\n"
+	"                       the UMT_XED_DIR environment variable)\n"
+	"  --keep-going         report a bad record on stderr and continue\n"
+	"  --quiet              no progress bar, no notes\n"
+	"  --help               this help, or the command's: umtdump COMMAND --help\n"
+	"  --version            the version\n"
+	"\n"
+	"Exit status: 0 success, 1 the trace is inconsistent or unreadable,\n"
+	"2 usage error. See umtdump(1).\n";
+
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: umtdump [--json] [--quiet] [--keep-going] [--xed-dir DIR] COMMAND "
-	           "[OPTIONS] TRACE_DIR\n\ncommands:\n");
+	fprintf(f, "usage: umtdump [GLOBAL OPTIONS] COMMAND [OPTIONS] TRACE_DIR\n\ncommands:\n");
 	for (size_t i = 0; i < COMMAND_COUNT; i++)
-		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\nexec options: --from ID, --to ID, --count N, --thread TID, "
-	           "--type NAME[,NAME]\n\nglobal options:\n"
-	           "  --json          JSON Lines on stdout, one object per record or row\n"
-	           "  --keep-going    report a bad record on stderr and continue\n"
-	           "  --quiet         no progress or notes\n"
-	           "  --xed-dir DIR   XED and syscall enum headers (or UMT_XED_DIR)\n"
-	           "  --help, --version\n");
+		fprintf(f, "  %-14s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\n%s", global_help);
+}
+
+static void command_help(const struct command *c)
+{
+	printf("usage: umtdump [GLOBAL OPTIONS] %s%s TRACE_DIR\n\n%s\n%s", c->name,
+	       c->accepts ? " [OPTIONS]" : "", c->help, global_help);
 }
 
 static bool parse_u64(const char *s, uint64_t *v)
 {
-	if (s == NULL || *s == '\0' || *s == '-')
+	if (s == NULL || *s == '\0' || *s == '-' || *s == '+' || *s == ' ')
 		return false;
 	char *end;
 	errno = 0;
@@ -53,76 +140,175 @@ static bool parse_u64(const char *s, uint64_t *v)
 	return true;
 }
 
+/* A record type by name, or by number. */
+static int type_by_name(const char *tok)
+{
+	uint64_t n;
+	int type = umt_rec_type_from_name(tok);
+	if (type < 0 && parse_u64(tok, &n) && n < UMT_REC_TYPE_LIMIT && umt_rec_type_name((int)n))
+		type = (int)n;
+	return type;
+}
+
 static bool parse_types(const char *list, uint32_t *mask)
 {
-	char buf[256];
-	if (strlen(list) >= sizeof buf)
-		return false;
-	strcpy(buf, list);
-	for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-		int type = umt_rec_type_from_name(tok);
+	const char *p = list;
+	while (*p) {
+		char tok[64];
+		size_t n = strcspn(p, ",");
+		if (n == 0 || n >= sizeof tok)
+			return false;
+		memcpy(tok, p, n);
+		tok[n] = '\0';
+		int type = type_by_name(tok);
 		if (type < 0)
 			return false;
 		*mask |= 1u << type;
+		p += n;
+		if (*p == ',' && *++p == '\0')
+			return false;
 	}
 	return *mask != 0;
 }
 
-/* Consumes the value of option argv[*i]; NULL (and an error) when missing. */
-static const char *value_of(int argc, char **argv, int *i)
-{
-	if (*i + 1 >= argc) {
-		report("option %s needs a value", argv[*i]);
-		return NULL;
-	}
-	return argv[++*i];
-}
+/* State of the command line parse. */
+struct parse {
+	struct opts o;
+	const struct command *cmd;
+	unsigned used; /* OPT_* given */
+	bool help, version;
+};
 
-/* Parses one option at argv[*i]; returns 0, or EXIT_USAGE. */
-static int parse_option(int argc, char **argv, int *i, struct opts *o)
+/* An option that takes a value: its name and OPT_* bit (0 for global ones). */
+static const struct {
+	const char *name;
+	unsigned bit;
+} valued[] = {
+	{"--xed-dir", 0},  {"--from", OPT_FROM},     {"--to", OPT_TO},
+	{"--count", OPT_COUNT}, {"--thread", OPT_THREAD}, {"--type", OPT_TYPE},
+	{"--id", OPT_ID},  {"--max-problems", OPT_MAX_PROBLEMS},
+};
+
+/* Sets the value of option @p name; returns 0 or EXIT_USAGE. */
+static int set_value(struct parse *p, const char *name, unsigned bit, const char *v)
 {
-	const char *a = argv[*i], *v;
-	uint64_t n;
-	if (!strcmp(a, "--json")) {
-		o->json = true;
-	} else if (!strcmp(a, "--quiet")) {
-		o->quiet = true;
-	} else if (!strcmp(a, "--keep-going")) {
-		o->keep_going = true;
-	} else if (!strcmp(a, "--xed-dir")) {
-		if ((o->xed_dir = value_of(argc, argv, i)) == NULL)
-			return EXIT_USAGE;
-	} else if (!strcmp(a, "--from") || !strcmp(a, "--to") || !strcmp(a, "--count") ||
-	           !strcmp(a, "--thread") || !strcmp(a, "--id")) {
-		if ((v = value_of(argc, argv, i)) == NULL)
-			return EXIT_USAGE;
-		if (!parse_u64(v, &n)) {
-			report("%s: not a number: %s", a, v);
-			return EXIT_USAGE;
-		}
-		if (!strcmp(a, "--from"))
-			o->from = n;
-		else if (!strcmp(a, "--to"))
-			o->to = n, o->has_to = true;
-		else if (!strcmp(a, "--count"))
-			o->count = n, o->has_count = true;
-		else if (!strcmp(a, "--thread"))
-			o->thread = (int64_t)n;
-		else
-			o->ins_id = (int64_t)n;
-	} else if (!strcmp(a, "--type")) {
-		if ((v = value_of(argc, argv, i)) == NULL)
-			return EXIT_USAGE;
-		if (!parse_types(v, &o->types)) {
+	uint64_t n = 0;
+	if (bit == 0) {
+		p->o.xed_dir = v;
+		return 0;
+	}
+	if (bit == OPT_TYPE) {
+		if (!parse_types(v, &p->o.types)) {
 			report("--type: unknown record type in %s", v);
 			return EXIT_USAGE;
 		}
-	} else if (!strcmp(a, "--operands")) {
-		o->operands = true;
-	} else if (!strcmp(a, "--context")) {
-		o->context = true;
-	} else {
-		report("unknown option %s (see umtdump --help)", a);
+	} else if (!parse_u64(v, &n) || (bit == OPT_ID && n > INT64_MAX) ||
+	           (bit == OPT_THREAD && n > INT64_MAX)) {
+		report("%s: not a number: %s", name, v);
+		return EXIT_USAGE;
+	}
+	switch (bit) {
+	case OPT_FROM: p->o.from = n, p->o.has_from = true; break;
+	case OPT_TO: p->o.to = n, p->o.has_to = true; break;
+	case OPT_COUNT: p->o.count = n, p->o.has_count = true; break;
+	case OPT_THREAD: p->o.thread = (int64_t)n; break;
+	case OPT_ID: p->o.ins_id = (int64_t)n; break;
+	case OPT_MAX_PROBLEMS: p->o.max_problems = n; break;
+	default: break;
+	}
+	p->used |= bit;
+	return 0;
+}
+
+/* Parses the option at argv[*i] (--name, --name=value, --name value). */
+static int parse_option(int argc, char **argv, int *i, struct parse *p)
+{
+	const char *a = argv[*i];
+	const char *eq = strchr(a, '=');
+	size_t len = eq ? (size_t)(eq - a) : strlen(a);
+	for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++) {
+		if (strlen(valued[k].name) != len || strncmp(a, valued[k].name, len) != 0)
+			continue;
+		const char *v = eq ? eq + 1 : NULL;
+		if (v == NULL) {
+			if (*i + 1 >= argc) {
+				report("option %s needs a value", valued[k].name);
+				return EXIT_USAGE;
+			}
+			v = argv[++*i];
+		}
+		return set_value(p, valued[k].name, valued[k].bit, v);
+	}
+	if (eq == NULL) {
+		if (!strcmp(a, "--json"))
+			return p->o.json = true, 0;
+		if (!strcmp(a, "--quiet") || !strcmp(a, "-q"))
+			return p->o.quiet = true, 0;
+		if (!strcmp(a, "--keep-going") || !strcmp(a, "-k"))
+			return p->o.keep_going = true, 0;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+			return p->help = true, 0;
+		if (!strcmp(a, "--version"))
+			return p->version = true, 0;
+		if (!strcmp(a, "--operands"))
+			return p->o.operands = true, p->used |= OPT_OPERANDS, 0;
+		if (!strcmp(a, "--context"))
+			return p->o.context = true, p->used |= OPT_CONTEXT, 0;
+	}
+	report("unknown option %s (see umtdump --help)", a);
+	return EXIT_USAGE;
+}
+
+static int parse_args(int argc, char **argv, struct parse *p)
+{
+	bool options_end = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!options_end && !strcmp(a, "--")) {
+			options_end = true;
+		} else if (!options_end && a[0] == '-' && a[1] != '\0') {
+			int rc = parse_option(argc, argv, &i, p);
+			if (rc)
+				return rc;
+		} else if (p->cmd == NULL) {
+			for (size_t c = 0; c < COMMAND_COUNT; c++)
+				if (!strcmp(commands[c].name, a))
+					p->cmd = &commands[c];
+			if (p->cmd == NULL) {
+				report("unknown command %s (see umtdump --help)", a);
+				return EXIT_USAGE;
+			}
+		} else if (p->o.trace_dir == NULL) {
+			p->o.trace_dir = a;
+		} else {
+			report("unexpected argument %s", a);
+			return EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+/* The name of the first option in @p bits, for messages. */
+static const char *option_name(unsigned bits)
+{
+	if (bits & OPT_OPERANDS)
+		return "--operands";
+	if (bits & OPT_CONTEXT)
+		return "--context";
+	for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
+		if (valued[k].bit & bits)
+			return valued[k].name;
+	return "?";
+}
+
+/* Loads --xed-dir and checks it against the trace; a mismatch is a note. */
+static int load_names(struct opts *o)
+{
+	if (o->xed_dir == NULL || *o->xed_dir == '\0')
+		return 0;
+	int rc = umt_names_load_dir(o->xed_dir, &o->names);
+	if (rc < 0) {
+		report("--xed-dir: %s", *umt_errmsg() ? umt_errmsg() : umt_strerror(rc));
 		return EXIT_USAGE;
 	}
 	return 0;
@@ -130,52 +316,47 @@ static int parse_option(int argc, char **argv, int *i, struct opts *o)
 
 int main(int argc, char **argv)
 {
-	struct opts o = {.thread = -1, .ins_id = -1, .xed_dir = getenv("UMT_XED_DIR")};
-	const struct command *cmd = NULL;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+	signal(SIGPIPE, SIG_IGN); /* a closed pipe shows up as EPIPE: end quietly */
+	struct parse p = {.o = {.thread = -1, .ins_id = -1, .max_problems = 1000}};
+	p.o.xed_dir = getenv("UMT_XED_DIR");
+	int rc = parse_args(argc, argv, &p);
+	if (rc)
+		return rc;
+	if (p.help) {
+		if (p.cmd)
+			command_help(p.cmd);
+		else
 			usage(stdout);
-			return EXIT_OK;
-		}
-		if (!strcmp(a, "--version")) {
-			printf("umtdump (libumtrace) %s\n", umt_version());
-			return EXIT_OK;
-		}
-		if (a[0] == '-' && a[1] != '\0') {
-			int rc = parse_option(argc, argv, &i, &o);
-			if (rc)
-				return rc;
-		} else if (cmd == NULL) {
-			for (size_t c = 0; c < COMMAND_COUNT; c++)
-				if (!strcmp(commands[c].name, a))
-					cmd = &commands[c];
-			if (cmd == NULL) {
-				report("unknown command %s (see umtdump --help)", a);
-				return EXIT_USAGE;
-			}
-		} else if (o.trace_dir == NULL) {
-			o.trace_dir = a;
-		} else {
-			report("unexpected argument %s", a);
-			return EXIT_USAGE;
-		}
+		return fflush(stdout) == 0 ? EXIT_OK : EXIT_BAD_TRACE;
 	}
-	if (cmd == NULL || o.trace_dir == NULL) {
+	if (p.version) {
+		printf("umtdump (libumtrace) %s\n", umt_version());
+		return fflush(stdout) == 0 ? EXIT_OK : EXIT_BAD_TRACE;
+	}
+	if (p.cmd == NULL || p.o.trace_dir == NULL) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	signal(SIGPIPE, SIG_IGN); /* a closed pipe shows up as EPIPE: end quietly */
+	if (p.used & ~p.cmd->accepts) {
+		report("%s does not apply to %s (see umtdump %s --help)",
+		       option_name(p.used & ~p.cmd->accepts), p.cmd->name, p.cmd->name);
+		return EXIT_USAGE;
+	}
+	if ((rc = load_names(&p.o)) != 0)
+		return rc;
 	umt_trace *t;
-	int rc = umt_trace_open(o.trace_dir, 0, &t);
-	if (rc < 0) {
+	if ((rc = umt_trace_open(p.o.trace_dir, 0, &t)) < 0) {
 		report_error(rc);
+		umt_names_free(p.o.names);
 		return EXIT_BAD_TRACE;
 	}
-	int status = cmd->run(t, &o);
+	if (p.o.names && umt_names_check(p.o.names, t) < 0)
+		note(&p.o, "--xed-dir %s: %s", p.o.xed_dir, umt_errmsg());
+	int status = p.cmd->run(t, &p.o);
 	umt_trace_close(t);
-	if (fflush(stdout) != 0 && !out_closed()) {
-		report("cannot write the output: %s", strerror(errno));
+	umt_names_free(p.o.names);
+	if (!out_flush() && !out_closed()) {
+		report("cannot write the output: %s", strerror(out_error()));
 		return EXIT_BAD_TRACE;
 	}
 	return status;

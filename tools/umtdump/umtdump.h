@@ -1,12 +1,15 @@
 /*
- * umtdump - shared declarations of the command files and the output module.
+ * umtdump - shared declarations of the command files, the output module
+ * (out.c) and the pieces the commands share (common.c).
  */
 #ifndef UMTDUMP_H
 #define UMTDUMP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "umtrace/umtrace.h"
 
@@ -20,52 +23,198 @@ struct opts {
 	bool keep_going;  /* --keep-going: report a bad record and continue */
 	const char *xed_dir;
 	const char *trace_dir;
+	umt_names *names; /* loaded from xed_dir, or NULL */
 	/* exec */
 	uint64_t from, to, count;
-	bool has_to, has_count;
+	bool has_from, has_to, has_count;
 	int64_t thread;   /* -1: all */
 	uint32_t types;   /* bit per record type; 0: all */
 	bool operands, context;
 	/* ins */
 	int64_t ins_id;   /* -1: all */
+	/* verify */
+	uint64_t max_problems; /* 0: no cap */
 };
 
 /* ---- output module (out.c) ------------------------------------------------ */
 
+/*
+ * Everything written to stdout goes through one buffer flushed with
+ * write(2). Once the reader has gone (EPIPE) the output is dropped and
+ * out_closed() is true: commands check it and stop quietly.
+ */
+#define OUT_SIZE (64u * 1024u)
+extern char out_buf[OUT_SIZE];
+extern size_t out_len;
+void out_write_slow(const void *p, size_t n);
+
+/* The fast paths are inline: output is made of many short pieces. */
+static inline void out_write(const void *p, size_t n)
+{
+	if (n <= OUT_SIZE - out_len) {
+		memcpy(out_buf + out_len, p, n);
+		out_len += n;
+	} else {
+		out_write_slow(p, n);
+	}
+}
+
+static inline void out_char(char c)
+{
+	if (out_len == OUT_SIZE)
+		out_write_slow(&c, 1);
+	else
+		out_buf[out_len++] = c;
+}
+
+static inline void out_str(const char *s)
+{
+	out_write(s, strlen(s));
+}
+
+void out_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void out_u64(uint64_t v);
+void out_i64(int64_t v);
+void out_hex(uint64_t v);                      /* 0x1f */
+void out_u64_pad(uint64_t v, int width);       /* right-aligned */
+void out_i64_pad(int64_t v, int width);        /* right-aligned */
+void out_str_pad(const char *s, int width);    /* left-aligned, at least one space after */
+void out_hex_left(uint64_t v, int width);      /* 0x1f, left-aligned like out_str_pad() */
+void out_i64_left(int64_t v, int width);       /* left-aligned like out_str_pad() */
+void out_spaces(int n);
+void out_hexbytes(const uint8_t *p, size_t n); /* "0a1b..." in memory order */
+void out_text(const char *s, size_t n);        /* trace text made safe for a terminal */
+void out_textz(const char *s);                 /* out_text() of a C string */
+void out_json_string(const char *s, size_t n); /* quoted, escaped, valid UTF-8 */
+bool out_flush(void);                          /* false when the output failed */
+bool out_closed(void);                         /* the reader went away (EPIPE) */
+int out_error(void);                           /* errno of a failed write, 0 if none */
+
 /** A JSON object being written to stdout as one line. */
 struct jw {
 	int fields;
-	int depth;
 };
 
 void jw_begin(struct jw *j);
 void jw_end(struct jw *j);                  /* closes the object and ends the line */
-void jw_key(struct jw *j, const char *key); /* writes "key": for the next value */
+void jw_key(struct jw *j, const char *key); /* "key": for the next value; NULL in arrays */
+void jw_tkey(struct jw *j, const char *key); /* a key from the trace, escaped; then a
+                                                value with a NULL key */
 void jw_u64(struct jw *j, const char *key, uint64_t v);
 void jw_i64(struct jw *j, const char *key, int64_t v);
 void jw_hex(struct jw *j, const char *key, uint64_t v);    /* "0x..." string */
 void jw_str(struct jw *j, const char *key, const char *s); /* escaped; null when NULL */
+void jw_strn(struct jw *j, const char *key, const char *s, size_t n);
 void jw_bool(struct jw *j, const char *key, bool v);
 void jw_null(struct jw *j, const char *key);
 void jw_bytes(struct jw *j, const char *key, const uint8_t *p, uint64_t n); /* hex string */
 void jw_open(struct jw *j, const char *key, char bracket);  /* nested { or [ */
 void jw_close(struct jw *j, char bracket);
 
-/** Writes @p s as a JSON string literal (quotes included). */
-void json_string(FILE *f, const char *s);
-
-/** Reports an error of the library: "umtdump: <message>". */
+/** Reports the library's last error: "umtdump: <umt_errmsg()>". */
 void report_error(int rc);
 
-/** Reports a usage or other error with a format. */
+/** Reports an error with a format: "umtdump: ...". */
 void report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/** true once stdout was closed by its reader (EPIPE): stop quietly. */
-bool out_closed(void);
+/**
+ * Errors met while a record or row is being printed, reported after it so
+ * that the output reads in order. Holds the first few messages.
+ */
+struct errlist {
+	int n;        /* errors added */
+	int first_rc; /* code of the first */
+	char msg[4][512];
+};
+
+void errlist_add(struct errlist *e, int rc); /* adds umt_errmsg() */
+void errlist_addf(struct errlist *e, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int errlist_report(struct errlist *e); /* reports and empties; the first code or 0 */
+
+/** A note on stderr ("umtdump: note: ..."), unless --quiet. */
+void note(const struct opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/**
+ * Writes @p s to @p dst (capacity @p cap, NUL-terminated) with control
+ * characters and invalid UTF-8 escaped as \xNN, as out_text() does.
+ */
+void text_sanitize(const char *s, char *dst, size_t cap);
+
+/** A progress bar on stderr; drawn only when stderr is a terminal. */
+struct progress {
+	bool on;
+	const char *label;
+	uint64_t total;
+	uint64_t next_check;
+	uint64_t last_ns;
+};
+
+/** Starts a bar for @p total units of work when @p wanted, not --quiet and stderr a tty. */
+void progress_start(struct progress *p, const struct opts *o, const char *label, uint64_t total,
+                    bool wanted);
+void progress_draw(struct progress *p, uint64_t done);
+static inline void progress_tick(struct progress *p, uint64_t done)
+{
+	if (p->on && done >= p->next_check)
+		progress_draw(p, done);
+}
+void progress_end(struct progress *p); /* erases the bar */
+
+/* ---- shared pieces of the commands (common.c) ------------------------------ */
+
+/**
+ * Name of register @p reg (as a 16-bit value: MEM0 is 0xffff) in the trace,
+ * always known (umt_reg_name()); computed once per value.
+ */
+const char *reg_name(const umt_trace *t, int reg);
+
+/** Names of small codes; NULL when unknown. */
+const char *ins_type_name(int type);
+const char *convention_name(int convention);
+const char *operand_kind_name(int kind);
+const char *slot_group_name(int group);
+const char *meta_layout_name(int layout);
+
+/** Operand flags as text: "r", "w", "rw" or "-". */
+const char *oper_flags_text(unsigned flags);
+
+/** Names from --xed-dir, NULL when unknown or not loaded. */
+const char *mnemonic_name(const struct opts *o, int v);
+const char *category_name(const struct opts *o, int v);
+const char *form_name(const struct opts *o, int v);
+const char *syscall_name(const struct opts *o, const umt_trace *t, int v);
+
+/** A value: 1 to 8 bytes as "0x..." (little-endian), else hex bytes in memory order. */
+void out_value(const uint8_t *p, uint64_t n);
+void jw_value(struct jw *j, const char *key, const uint8_t *p, uint64_t n);
+
+/** Writes "<key>": number and, when @p name is known, "<key>_name": name. */
+void jw_named(struct jw *j, const char *key, int64_t v, const char *name);
+
+/** Text "N (NAME)" or "N". */
+void out_named(int64_t v, const char *name);
+
+/** The record's explicit operands (exec --operands), text or JSON; errors go to @p e. */
+void show_operands(const umt_trace *t, const umt_rec *r, const struct opts *o, struct jw *j,
+                   struct errlist *e);
+
+/** The record's register dump and memory references (exec --context). */
+void show_context(const umt_trace *t, const umt_rec *r, const struct opts *o, struct jw *j,
+                  struct errlist *e);
 
 /* ---- commands --------------------------------------------------------------- */
 
 int cmd_info(umt_trace *t, const struct opts *o);
 int cmd_exec(umt_trace *t, const struct opts *o);
+int cmd_ins(umt_trace *t, const struct opts *o);
+int cmd_syscalls(umt_trace *t, const struct opts *o);
+int cmd_modules(umt_trace *t, const struct opts *o);
+int cmd_threads(umt_trace *t, const struct opts *o);
+int cmd_context_map(umt_trace *t, const struct opts *o);
+int cmd_address_space(umt_trace *t, const struct opts *o);
+int cmd_xml(umt_trace *t, const struct opts *o);
+int cmd_verify(umt_trace *t, const struct opts *o);
+int cmd_stats(umt_trace *t, const struct opts *o);
 
 #endif

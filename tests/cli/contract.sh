@@ -1,0 +1,66 @@
+#!/bin/sh
+# The JSON contract of umtdump(1): every command's --json output on the
+# sample trace, the 2014-flavour fixture and umtgen traces of both flavours,
+# with and without names, parsed back by json_check.py (valid JSON, the
+# documented keys and types). Also checks that the JSON of a large trace
+# agrees with itself across commands (record counts).
+#   contract.sh UMTDUMP MKFIXTURE UMTGEN SOURCE_DIR
+set -u
+umtdump=$1
+mkfixture=$2
+umtgen=$3
+src=$4
+here=$src/tests/cli
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+"$mkfixture" "$tmp/old" || exit 1
+"$umtgen" --quiet --records 3000 --threads 4 --instructions 120 --seed 3 "$tmp/gen" || exit 1
+"$umtgen" --quiet --records 2000 --threads 3 --instructions 80 --seed 4 --flavour 2014 \
+	"$tmp/gen2014" || exit 1
+
+# check TRACE COMMAND [OPTIONS...]: runs umtdump --json and checks its output
+check() {
+	trace=$1
+	cmd=$2
+	shift 2
+	"$umtdump" --json "$@" "$cmd" "$trace" >"$tmp/out" 2>"$tmp/err"
+	status=$?
+	if [ $status -gt 1 ]; then
+		echo "FAIL $cmd $* $trace: status $status"; cat "$tmp/err"; failed=1; return
+	fi
+	python3 "$here/json_check.py" "$cmd" "$@" <"$tmp/out" >"$tmp/check" ||
+		{ echo "FAIL $cmd $* $trace:"; cat "$tmp/check"; failed=1; }
+}
+
+for trace in "$src/examples/sample-trace" "$tmp/old" "$tmp/gen" "$tmp/gen2014"; do
+	xed="--xed-dir=$here/xed-sample" # names on the traces whose codes it names
+	case "$trace" in "$tmp"/gen*) xed="" ;; esac
+	for names in "" $xed; do
+		for cmd in info ins syscalls modules threads context-map address-space xml \
+			verify stats; do
+			check "$trace" $cmd $names
+		done
+		check "$trace" exec $names
+		check "$trace" exec --operands --context $names
+		check "$trace" exec --operands $names
+		check "$trace" exec --context --keep-going $names
+	done
+done
+
+# the commands agree on a larger trace: every record once, counts add up
+n=$("$umtdump" --json info "$tmp/gen" |
+	python3 -c 'import json, sys; print(json.load(sys.stdin)["exec_count"])')
+lines=$("$umtdump" --json exec "$tmp/gen" | wc -l)
+if [ "$n" != 3000 ] || [ "$lines" -ne 3000 ]; then
+	echo "FAIL: exec_count $n, exec lines $lines"
+	failed=1
+fi
+"$umtdump" --json stats "$tmp/gen" | python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+assert s["records"] == 3000, s["records"]
+assert s["instructions"] == s["by_type"]["instruction"]
+' || { echo "FAIL: stats of the umtgen trace"; failed=1; }
+[ $failed -eq 0 ] && echo "the JSON of every command follows the contract"
+exit $failed

@@ -1,0 +1,377 @@
+#!/usr/bin/env python3
+"""Checks umtdump --json output against the contract of umtdump(1).
+
+    json_check.py COMMAND [--operands] [--context] < OUTPUT
+
+Every line must be one JSON object in valid UTF-8, without duplicate keys,
+with exactly the documented keys (optional ones may be absent) and values of
+the documented types: IDs, counts, sizes and codes are integers; addresses
+and register or memory values are "0x..." strings (or hex byte strings for
+values wider than 8 bytes); names are strings. Cross-field rules (lengths of
+lists against their counts, keys present by record type) are checked too.
+Exits 1 with a message naming the line on the first violation.
+"""
+import json
+import re
+import sys
+
+HEX = re.compile(r"^0x[0-9a-f]+$")
+BYTES = re.compile(r"^(?:[0-9a-f]{2})*$")
+
+REC_TYPES = ["instruction", "thread-begin", "thread-end", "app-end", "syscall-entry",
+             "syscall-exit", "syscall-skipped", "ctx-apc", "ctx-exception", "ctx-callback",
+             "ctx-unknown"]
+FILES = ["exec.vtable", "exec.offsets", "exec.prev_next.column", "ins.itable",
+         "syscall.vtable", "syscall.offsets", "module.itable", "thread.itable",
+         "context_map.itable", "address_space.itable", "trace.xml"]
+
+
+class Bad(Exception):
+    pass
+
+
+# ---- value types: each returns None or raises Bad ----------------------------
+
+def integer(v, where):
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise Bad(f"{where}: {v!r} is not an integer")
+
+
+def string(v, where):
+    if not isinstance(v, str):
+        raise Bad(f"{where}: {v!r} is not a string")
+
+
+def boolean(v, where):
+    if not isinstance(v, bool):
+        raise Bad(f"{where}: {v!r} is not a boolean")
+
+
+def hexnum(v, where):
+    if not isinstance(v, str) or not HEX.match(v):
+        raise Bad(f"{where}: {v!r} is not a \"0x...\" string")
+
+
+def hexbytes(v, where):
+    if not isinstance(v, str) or not BYTES.match(v):
+        raise Bad(f"{where}: {v!r} is not a hex byte string")
+
+
+def value(v, where):
+    """A value: "0x..." for 1 to 8 bytes, hex bytes otherwise."""
+    if not isinstance(v, str) or not (HEX.match(v) or BYTES.match(v)):
+        raise Bad(f"{where}: {v!r} is not a value")
+
+
+def nullable(t):
+    def check(v, where):
+        if v is not None:
+            t(v, where)
+    return check
+
+
+def one_of(*choices):
+    def check(v, where):
+        if v not in choices:
+            raise Bad(f"{where}: {v!r} is not one of {choices}")
+    return check
+
+
+def list_of(t, length=None):
+    def check(v, where):
+        if not isinstance(v, list):
+            raise Bad(f"{where}: {v!r} is not a list")
+        if length is not None and len(v) != length:
+            raise Bad(f"{where}: {len(v)} items, expected {length}")
+        for i, x in enumerate(v):
+            t(x, f"{where}[{i}]")
+    return check
+
+
+def map_of(t, keys=None):
+    def check(v, where):
+        if not isinstance(v, dict):
+            raise Bad(f"{where}: {v!r} is not an object")
+        if keys is not None and sorted(v) != sorted(keys):
+            raise Bad(f"{where}: keys {sorted(v)}, expected {sorted(keys)}")
+        for k, x in v.items():
+            t(x, f"{where}.{k}")
+    return check
+
+
+def obj(required, optional=None):
+    """An object with exactly the required keys and some of the optional ones."""
+    optional = optional or {}
+
+    def check(v, where):
+        if not isinstance(v, dict):
+            raise Bad(f"{where}: {v!r} is not an object")
+        for k in required:
+            if k not in v:
+                raise Bad(f"{where}: key {k} is missing")
+        for k, x in v.items():
+            t = required.get(k) or optional.get(k)
+            if t is None:
+                raise Bad(f"{where}: undocumented key {k}")
+            t(x, f"{where}.{k}")
+    return check
+
+
+def named(key, t=integer):
+    """A number and its optional <key>_name."""
+    return {key: t}, {key + "_name": string}
+
+
+def merge(*parts):
+    req, opt = {}, {}
+    for r, o in parts:
+        req.update(r)
+        opt.update(o)
+    return req, opt
+
+
+# ---- schemas --------------------------------------------------------------------
+
+def plain(**kw):
+    return kw, {}
+
+
+OPERAND = obj({"reg": integer, "name": string, "kind": one_of("reg", "mem", "agen", "imm"),
+               "size": integer, "flags": integer, "before": nullable(value),
+               "after": nullable(value)}, {"address": hexnum})
+MEM = obj({"address": hexnum, "size": integer, "data": hexbytes})
+CONTEXT = obj({"mem_count": integer, "regs": map_of(value), "mem": list_of(MEM)})
+EXEC = obj({"id": integer, "thread_id": integer, "type": one_of(*REC_TYPES),
+            "type_code": integer, "flags": integer, "prev": integer, "next": integer},
+           {"ins_id": integer, "address": nullable(hexnum), "disasm": nullable(string),
+            "syscall_id": integer, "uniform_id": nullable(integer), "uniform_id_name": string,
+            "exit_code": integer, "operands": nullable(list_of(OPERAND)),
+            "context": nullable(CONTEXT)})
+
+INS_OPERAND = obj({"reg": integer, "name": string, "size": integer, "flags": integer,
+                   "before_slot": integer, "after_slot": integer, "before_offset": integer,
+                   "after_offset": integer})
+SLOT = obj({"reg": integer, "name": string, "value_size": integer, "offset": integer,
+            "addr_width": integer, "group": one_of("before", "before-write-only", "after")},
+           {"common_reg_name": integer, "common_reg_name_name": string,
+            "largest_enclosing": integer, "largest_enclosing_name": string})
+DECODED = obj(*merge(named("category"), named("mnemonic"), named("form"), plain(
+    flags=integer, exp_count=integer, eff_oper_size=integer, eff_addr_size=integer,
+    lc_size=integer, first_out_slot=integer, first_after_slot=integer, lc_count=integer,
+    mem0_seg_slot=integer, mem0_base_slot=integer, mem0_scale=integer,
+    mem0_index_slot=integer, mem1_base_slot=integer, const_slot=list_of(hexnum, 2),
+    operands=list_of(INS_OPERAND), lc_slots=list_of(SLOT))))
+INS = obj(*merge(named("type"), plain(
+    id=integer, cs_is_64_bits=integer, code_size=integer, code=nullable(hexbytes),
+    module_id=integer, address=hexnum, disasm=nullable(string), decoded=nullable(DECODED))))
+
+SYSCALL = obj(*merge(named("uniform_id"), named("convention"), plain(
+    id=integer, raw_id=integer, completed=integer, arg_count=integer, extra_count=integer,
+    begin_eid=integer, end_eid=integer, before_sp=hexnum, result=hexnum,
+    args=list_of(hexnum), args_fp_absolute=boolean, extras=hexbytes)))
+
+MODULE = obj({"id": integer, "load_eid": integer, "unload_eid": integer,
+              "start_addr": hexnum, "end_addr": hexnum, "win_name": string,
+              "device_name": string},
+             {"last_file_write_time": hexnum, "last_file_write_time_utc": nullable(string),
+              "version_info": list_of(integer, 4)})
+
+THREAD = obj(plain(id=integer, win_tid=integer, tib_addr=hexnum, first_eid=integer,
+                   last_eid=integer, rec_count=integer)[0])
+
+CONTEXT_MAP = obj(*merge(named("common_name"), named("eff_largest32"),
+                         named("eff_largest64"), plain(
+                             id=integer, name=string, offset32=integer, size32=integer,
+                             offset64=integer, size64=integer)))
+
+RANGE = obj({"id": integer, "first": hexnum, "last": hexnum})
+
+XML = obj({"layout": one_of("none", "rootless", "2015"), "xed_version": nullable(string),
+           "process_id": nullable(integer), "bitness": nullable(integer),
+           "os_name": nullable(string), "os_id": nullable(string),
+           "app_command_line": nullable(string), "pin_version": nullable(string),
+           "pin_command_line": nullable(string), "pin_working_directory": nullable(string),
+           "has_xmm": nullable(integer), "has_ymm": nullable(integer),
+           "has_zmm": nullable(integer), "raw_trace_date": nullable(string),
+           "umtracer_version": nullable(string), "ins_format_version": nullable(integer),
+           "ins_begin_record_version": nullable(integer),
+           "exec_format_version": nullable(integer),
+           "syscall_table_version": nullable(integer), "elements": map_of(string)})
+
+INFO = obj({"trace": string, "exec_count": integer, "exec_version": integer,
+            "ins_count": integer, "ins_record_version": integer, "syscall_count": integer,
+            "syscall_version": integer, "unified_ids_version": integer,
+            "module_count": integer, "module_row_size": integer, "thread_count": integer,
+            "thread_row_size": integer, "address_range_count": integer,
+            "dump_size": integer, "context_map_elems": integer,
+            "xml_layout": nullable(one_of("none", "rootless", "2015")),
+            "xed_version": nullable(string), "process_id": nullable(integer),
+            "bitness": nullable(integer), "os_name": nullable(string),
+            "app_command_line": nullable(string),
+            "files": map_of(nullable(integer), FILES)})
+
+
+def counts(key):
+    return list_of(obj(*merge(named(key), plain(count=integer))))
+
+
+STATS = obj({"records": integer, "bad_records": integer,
+             "by_type": map_of(integer, REC_TYPES),
+             "by_thread": list_of(obj(plain(thread_id=integer, win_tid=integer,
+                                            records=integer)[0])),
+             "other_thread_records": integer, "instructions": integer,
+             "undecoded_instructions": integer, "mnemonics": counts("mnemonic"),
+             "categories": counts("category"), "syscalls": counts("uniform_id"),
+             "memory": obj(plain(reads=integer, read_bytes=integer, writes=integer,
+                                 written_bytes=integer)[0])})
+
+PROBLEM = obj({"kind": one_of("problem"), "source": one_of("verify", "scan"),
+               "severity": one_of("error", "warning"), "check": string, "status": integer,
+               "status_text": string, "file": nullable(one_of(*FILES)), "id": integer,
+               "offset": hexnum, "message": string})
+SUMMARY = obj({"kind": one_of("summary"), "trace": string, "consistent": boolean,
+               "errors": integer, "warnings": integer, "records": integer,
+               "stopped": boolean})
+
+SCHEMAS = {"exec": EXEC, "ins": INS, "syscalls": SYSCALL, "modules": MODULE,
+           "threads": THREAD, "context-map": CONTEXT_MAP, "address-space": RANGE,
+           "xml": XML, "info": INFO, "stats": STATS}
+SINGLE = {"info", "xml", "stats"}
+
+
+# ---- cross-field rules ----------------------------------------------------------
+
+def rules_exec(o, flags, where):
+    t = o["type"]
+    has = {"instruction": {"ins_id", "address", "disasm"},
+           "syscall-entry": {"syscall_id", "uniform_id"},
+           "syscall-exit": {"syscall_id", "uniform_id"},
+           "syscall-skipped": {"syscall_id", "uniform_id"},
+           "thread-end": {"exit_code"}, "app-end": {"exit_code"}}.get(t, set())
+    base = {"id", "thread_id", "type", "type_code", "flags", "prev", "next"}
+    extra = set(o) - base - {"uniform_id_name"}
+    want = set(has)
+    if "--operands" in flags and t == "instruction":
+        want.add("operands")
+    if "--context" in flags and t in ("thread-begin", "syscall-entry", "syscall-exit",
+                                      "ctx-apc", "ctx-exception", "ctx-callback",
+                                      "ctx-unknown"):
+        want.add("context")
+    if extra != want:
+        raise Bad(f"{where}: {t} record has keys {sorted(extra)}, expected {sorted(want)}")
+    if REC_TYPES.index(t) != (o["type_code"] if o["type_code"] < 7 else o["type_code"] - 1):
+        raise Bad(f"{where}: type {t} with type_code {o['type_code']}")
+    for i, op in enumerate(o.get("operands") or []):
+        if (op["kind"] == "mem") != ("address" in op):
+            raise Bad(f"{where}.operands[{i}]: address key against kind {op['kind']}")
+        for k in ("before", "after"):
+            v = op[k]
+            if v is not None and not v.startswith("0x") and len(v) != 2 * op["size"]:
+                raise Bad(f"{where}.operands[{i}].{k}: {len(v) // 2} bytes for size "
+                          f"{op['size']}")
+    c = o.get("context")
+    if c is not None:
+        if len(c["mem"]) != c["mem_count"]:
+            raise Bad(f"{where}.context: {len(c['mem'])} mem for mem_count {c['mem_count']}")
+        for i, m in enumerate(c["mem"]):
+            if len(m["data"]) != 2 * m["size"]:
+                raise Bad(f"{where}.context.mem[{i}]: data of {len(m['data']) // 2} bytes, "
+                          f"size {m['size']}")
+
+
+def rules_ins(o, flags, where):
+    if o["code"] is not None and len(o["code"]) != 2 * o["code_size"]:
+        raise Bad(f"{where}: code of {len(o['code']) // 2} bytes, code_size {o['code_size']}")
+    d = o["decoded"]
+    if d is None:
+        return
+    if len(d["operands"]) != d["exp_count"] or len(d["lc_slots"]) != d["lc_count"]:
+        raise Bad(f"{where}.decoded: operand or slot count differs from exp_count/lc_count")
+    for i, s in enumerate(d["lc_slots"]):
+        if ("common_reg_name" in s) == ("largest_enclosing" in s):
+            raise Bad(f"{where}.decoded.lc_slots[{i}]: needs exactly one of "
+                      "common_reg_name and largest_enclosing")
+
+
+def rules_syscalls(o, flags, where):
+    if len(o["args"]) != o["arg_count"]:
+        raise Bad(f"{where}: {len(o['args'])} args for arg_count {o['arg_count']}")
+
+
+def rules_modules(o, flags, where):
+    k = {"last_file_write_time", "last_file_write_time_utc", "version_info"}
+    if 0 < len(k & set(o)) < 3:
+        raise Bad(f"{where}: the 2015 fields come together")
+
+
+def rules_stats(o, flags, where):
+    if sum(o["by_type"].values()) != o["records"]:
+        raise Bad(f"{where}: by_type does not add up to records")
+    if sum(t["records"] for t in o["by_thread"]) + o["other_thread_records"] != o["records"]:
+        raise Bad(f"{where}: by_thread does not add up to records")
+    if sum(m["count"] for m in o["mnemonics"]) != \
+            o["instructions"] - o["undecoded_instructions"]:
+        raise Bad(f"{where}: mnemonics do not add up to the decoded instructions")
+
+
+RULES = {"exec": rules_exec, "ins": rules_ins, "syscalls": rules_syscalls,
+         "modules": rules_modules, "stats": rules_stats}
+
+
+def no_duplicates(pairs):
+    keys = [k for k, _ in pairs]
+    if len(keys) != len(set(keys)):
+        raise Bad(f"duplicate key among {keys}")
+    return dict(pairs)
+
+
+def main():
+    command = sys.argv[1]
+    flags = set(sys.argv[2:])
+    data = sys.stdin.buffer.read()
+    try:
+        text = data.decode("utf-8", errors="strict")
+    except UnicodeDecodeError as e:
+        print(f"json_check {command}: output is not UTF-8: {e}")
+        return 1
+    if text and not text.endswith("\n"):
+        print(f"json_check {command}: the last line does not end with a newline")
+        return 1
+    lines = text.split("\n")[:-1] if text else []
+    try:
+        objs = []
+        for n, line in enumerate(lines, 1):
+            where = f"{command} line {n}"
+            try:
+                o = json.loads(line, object_pairs_hook=no_duplicates)
+            except ValueError as e:
+                raise Bad(f"{where}: not JSON: {e}")
+            if not isinstance(o, dict):
+                raise Bad(f"{where}: not an object")
+            objs.append((where, o))
+        if command in SINGLE and len(objs) != 1:
+            raise Bad(f"{command}: {len(objs)} lines, expected one object")
+        if command == "verify":
+            if not objs or objs[-1][1].get("kind") != "summary":
+                raise Bad("verify: the last line is not the summary")
+            for where, o in objs[:-1]:
+                PROBLEM(o, where)
+            SUMMARY(objs[-1][1], objs[-1][0])
+            s = objs[-1][1]
+            errs = sum(1 for _, o in objs[:-1] if o["severity"] == "error")
+            if s["consistent"] != (s["errors"] == 0) or errs > s["errors"]:
+                raise Bad("verify: the summary does not match the problems")
+        else:
+            for where, o in objs:
+                SCHEMAS[command](o, where)
+                if command in RULES:
+                    RULES[command](o, flags, where)
+    except Bad as e:
+        print(f"json_check: {e}")
+        return 1
+    print(f"json_check {command}: {len(lines)} lines conform")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
