@@ -768,7 +768,7 @@ static int find_enum(struct parser *ps, const char *type_name)
 		if (!tok_punct(&ps->tok, '{'))
 			continue; /* "enum tag x;" and the like: a use, not a definition */
 		struct lexer body = ps->lx;
-		bool match;
+		bool match = false;
 		if ((rc = advance(ps)) < 0 || (rc = skip_enum(ps, line, tag_match, type_name, &match)) < 0)
 			return rc;
 		if (match) {

@@ -579,14 +579,15 @@ static int write_syscall_row(struct gen *g, struct thread_state *t, int64_t end,
 	return rc;
 }
 
-/* One record of thread @p tid: an instruction, or a syscall or context event. */
-static int step(struct gen *g, uint32_t tid)
+/* One record of thread @p tid: an instruction, or a syscall or context event.
+ * The 32 random bits of @p roll decide the rare events. */
+static int step(struct gen *g, uint32_t tid, uint64_t roll)
 {
 	struct thread_state *t = &g->th[tid];
 	if (t->syscall >= 0) { /* returning from the kernel */
 		int64_t id = t->syscall;
 		uint64_t rid = umt_writer_exec_count(g->w);
-		if (rnd_below(20) == 0) { /* stack unwound past the call */
+		if ((roll & 0x1f) < 2) { /* 1 in 16: the stack was unwound past the call */
 			umt_exec_desc d = {.type = UMT_REC_SYSCALL_SKIPPED, .flags = UMT_EXEC_F_64BIT,
 			                   .thread_id = (int32_t)tid, .syscall_id = id};
 			return umt_writer_add_exec(g->w, &d, NULL) < 0 ||
@@ -596,8 +597,8 @@ static int step(struct gen *g, uint32_t tid)
 		return emit_context(g, tid, UMT_REC_SYSCALL_EXIT, id) < 0 ||
 		               write_syscall_row(g, t, (int64_t)rid, 1) < 0 ? -1 : 0;
 	}
-	if (rnd_below(20000) == 0) /* APC, exception, callback or unknown context change */
-		return emit_context(g, tid, (uint8_t)(UMT_REC_CTX_APC + rnd_below(4)), 0);
+	if (((roll >> 8) & 0x3fff) == 0) /* 1 in 16384: APC, exception, callback or unknown */
+		return emit_context(g, tid, (uint8_t)(UMT_REC_CTX_APC + ((roll >> 22) & 3)), 0);
 	const struct ins_info *in = &g->ins[t->pc];
 	uint8_t lc[128];
 	umt_exec_desc d = {.type = UMT_REC_INSTRUCTION, .flags = UMT_EXEC_F_64BIT,
@@ -605,7 +606,10 @@ static int step(struct gen *g, uint32_t tid)
 	d.lc_size = build_lc(in, t, lc);
 	int rc = umt_writer_add_exec(g->w, &d, NULL);
 	/* mostly straight-line code, with a branch now and then */
-	t->pc = rnd_below(16) == 0 ? rnd_below(g->ins_count) : (t->pc + 1) % g->ins_count;
+	if (((roll >> 24) & 0xf) == 0) /* 1 in 16: a branch */
+		t->pc = rnd_below(g->ins_count);
+	else if (++t->pc == g->ins_count)
+		t->pc = 0;
 	if (rc == 0 && in->shape == S_SYSCALL) {
 		t->syscall = g->next_syscall++;
 		t->sys_begin = (int64_t)umt_writer_exec_count(g->w);
@@ -615,10 +619,11 @@ static int step(struct gen *g, uint32_t tid)
 	return rc;
 }
 
-/* The thread to run next: a random live one, skipping those in the kernel for a while. */
-static uint32_t pick_thread(struct gen *g)
+/* The thread to run next: a random one (from the low bits of @p roll),
+ * skipping those in the kernel for a while. */
+static uint32_t pick_thread(struct gen *g, uint64_t roll)
 {
-	uint32_t tid = rnd_below(g->threads);
+	uint32_t tid = (uint32_t)(((roll & 0xffffffff) * g->threads) >> 32);
 	struct thread_state *t = &g->th[tid];
 	if (t->syscall >= 0 && t->kernel_left > 0 && g->threads > 1) {
 		t->kernel_left--;
@@ -650,7 +655,9 @@ static int write_records(struct gen *g)
 	uint64_t body_end = g->records > g->threads ? g->records - g->threads : 0;
 	/* a syscall takes two records: stop starting them near the end */
 	for (uint64_t steps = 1; rc == 0 && umt_writer_exec_count(g->w) + 2 < body_end; steps++) {
-		rc = step(g, pick_thread(g));
+		uint64_t roll = rnd();
+		/* the low half picks the thread, the high half the rare events */
+		rc = step(g, pick_thread(g, roll), roll >> 32);
 		if ((steps & 0xfffff) == 0)
 			progress(g, 0);
 	}
