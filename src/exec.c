@@ -11,25 +11,6 @@
 
 #define U64_NONE UINT64_MAX
 
-/*
- * Minimum bytes of a record by type, stored complemented so that the zero
- * of every undefined entry reads as UINT64_MAX: no record is that large, so
- * one compare rejects both short records and unknown types.
- */
-const uint64_t umt__rec_min_size_inv[256] = {
-	[UMT_REC_INSTRUCTION] = ~(uint64_t)UMT_EXEC_MIN_INSTRUCTION,
-	[UMT_REC_THREAD_BEGIN] = ~(uint64_t)UMT_EXEC_MIN_CONTEXT,
-	[UMT_REC_THREAD_END] = ~(uint64_t)UMT_EXEC_MIN_EXIT,
-	[UMT_REC_APP_END] = ~(uint64_t)UMT_EXEC_MIN_EXIT,
-	[UMT_REC_SYSCALL_ENTRY] = ~(uint64_t)UMT_EXEC_MIN_SYSCALL,
-	[UMT_REC_SYSCALL_EXIT] = ~(uint64_t)UMT_EXEC_MIN_SYSCALL,
-	[UMT_REC_SYSCALL_SKIPPED] = ~(uint64_t)UMT_EXEC_MIN_SKIPPED,
-	[UMT_REC_CTX_APC] = ~(uint64_t)UMT_EXEC_MIN_CONTEXT,
-	[UMT_REC_CTX_EXCEPTION] = ~(uint64_t)UMT_EXEC_MIN_CONTEXT,
-	[UMT_REC_CTX_CALLBACK] = ~(uint64_t)UMT_EXEC_MIN_CONTEXT,
-	[UMT_REC_CTX_UNKNOWN] = ~(uint64_t)UMT_EXEC_MIN_CONTEXT,
-};
-
 static const char *const type_names[UMT_REC_TYPE_LIMIT] = {
 	[UMT_REC_INSTRUCTION] = "instruction",
 	[UMT_REC_THREAD_BEGIN] = "thread-begin",
@@ -118,13 +99,13 @@ bad_record(const umt_trace *t, uint64_t id, uint64_t begin, uint64_t end)
 		                 "record of %llu bytes is shorter than the 6-byte execRec header",
 		                 (unsigned long long)size);
 	uint8_t type = t->exec_records[begin + 4];
-	if (umt__rec_min_size(type) == U64_NONE)
+	if (umt_rec_min_size(type) == U64_NONE)
 		return umt__fail(UMT_E_TYPE, UMT_FILE_EXEC_VTABLE, UMT_LOC_RECORD, id, begin + 4,
 		                 "unknown record type %u", type);
 	return umt__fail(UMT_E_TRUNCATED, UMT_FILE_EXEC_VTABLE, UMT_LOC_RECORD, id, begin,
 	                 "%s record of %llu bytes is shorter than the %llu bytes its type needs",
 	                 type_names[type], (unsigned long long)size,
-	                 (unsigned long long)umt__rec_min_size(type));
+	                 (unsigned long long)umt_rec_min_size(type));
 }
 
 int umt__exec_fill(const umt_trace *t, uint64_t id, uint64_t begin, uint64_t end, umt_rec *out)
@@ -137,7 +118,7 @@ int umt__exec_fill(const umt_trace *t, uint64_t id, uint64_t begin, uint64_t end
 	const uint8_t *p = t->exec_records + begin;
 	const umt_exec_rec_hdr *h = (const umt_exec_rec_hdr *)p;
 	uint64_t size = end - begin;
-	if (UMT_UNLIKELY(size < umt__rec_min_size(h->Type)))
+	if (UMT_UNLIKELY(size < umt_rec_min_size(h->Type)))
 		return bad_record(t, id, begin, end);
 	out->data = p;
 	out->size = size;
@@ -162,27 +143,13 @@ int umt_exec_get(const umt_trace *t, uint64_t id, umt_rec *out)
 
 /* ---- typed accessors ---------------------------------------------------- */
 
-static int __attribute__((noinline, cold)) wrong_type(const umt_rec *r, const char *want)
+int umt__rec_wrong_type(const umt_rec *r, const char *want)
 {
+	if (r == NULL)
+		return umt__failf(UMT_E_INVAL, "record accessor: invalid argument");
 	const char *have = umt_rec_type_name(r->type);
 	return umt__fail(UMT_E_INVAL, UMT_FILE_EXEC_VTABLE, UMT_LOC_RECORD, r->id, r->offset,
 	                 "%s record, not %s", have ? have : "unknown", want);
-}
-
-int umt_rec_ins(const umt_rec *r, int64_t *ins_id, const uint8_t **lc, uint64_t *lc_size)
-{
-	if (UMT_UNLIKELY(r == NULL))
-		return umt__failf(UMT_E_INVAL, "umt_rec_ins: invalid argument");
-	if (UMT_UNLIKELY(r->type != UMT_REC_INSTRUCTION))
-		return wrong_type(r, "an instruction");
-	const umt_exec_ins *e = (const umt_exec_ins *)r->data;
-	if (ins_id)
-		*ins_id = e->InsID;
-	if (lc)
-		*lc = r->data + sizeof(umt_exec_ins);
-	if (lc_size)
-		*lc_size = r->size - sizeof(umt_exec_ins);
-	return 0;
 }
 
 int umt_rec_syscall_id(const umt_rec *r, int64_t *syscall_id)
@@ -190,7 +157,7 @@ int umt_rec_syscall_id(const umt_rec *r, int64_t *syscall_id)
 	if (UMT_UNLIKELY(r == NULL || syscall_id == NULL))
 		return umt__failf(UMT_E_INVAL, "umt_rec_syscall_id: invalid argument");
 	if (UMT_UNLIKELY(r->type < UMT_REC_SYSCALL_ENTRY || r->type > UMT_REC_SYSCALL_SKIPPED))
-		return wrong_type(r, "a syscall");
+		return umt__rec_wrong_type(r, "a syscall");
 	*syscall_id = ((const umt_exec_skipped *)r->data)->SyscallID;
 	return 0;
 }
@@ -200,7 +167,7 @@ int umt_rec_exit_code(const umt_rec *r, int32_t *exit_code)
 	if (UMT_UNLIKELY(r == NULL || exit_code == NULL))
 		return umt__failf(UMT_E_INVAL, "umt_rec_exit_code: invalid argument");
 	if (UMT_UNLIKELY(r->type != UMT_REC_THREAD_END && r->type != UMT_REC_APP_END))
-		return wrong_type(r, "a thread-end or app-end");
+		return umt__rec_wrong_type(r, "a thread-end or app-end");
 	*exit_code = ((const umt_exec_exit *)r->data)->ExitCode;
 	return 0;
 }
@@ -212,7 +179,7 @@ int umt_rec_context(const umt_trace *t, const umt_rec *r, umt_context *out)
 	if (UMT_UNLIKELY(t == NULL || r == NULL || out == NULL))
 		return umt__failf(UMT_E_INVAL, "umt_rec_context: invalid argument");
 	if (!umt_rec_type_has_context(r->type))
-		return wrong_type(r, "a record with a register context");
+		return umt__rec_wrong_type(r, "a record with a register context");
 	uint64_t at = (r->type == UMT_REC_SYSCALL_ENTRY || r->type == UMT_REC_SYSCALL_EXIT)
 	                      ? offsetof(umt_exec_syscall, Context)
 	                      : offsetof(umt_exec_context, Context);
@@ -281,15 +248,11 @@ int umt_exec_iter_init(umt_exec_iter *it, const umt_trace *t, uint64_t begin, ui
 	return 0;
 }
 
-int umt_exec_iter_next(umt_exec_iter *it, umt_rec *out)
+int umt__exec_iter_fail(umt_exec_iter *it, uint64_t id, umt_rec *out)
 {
-	uint64_t id = it->next_id;
-	if (id >= it->end_id)
-		return 0;
-	it->next_id = id + 1;
 	const uint8_t *o = it->offsets + id * 8;
 	int rc = umt__exec_fill(it->trace, id, umt__ld64(o), umt__ld64(o + 8), out);
-	return rc < 0 ? rc : 1;
+	return rc < 0 ? rc : 1; /* not reached for a bad record: only for consistency */
 }
 
 /* ---- iterator along a thread -------------------------------------------- */
@@ -402,4 +365,120 @@ int umt_thread_iter_next(umt_thread_iter *it, umt_rec *out)
 	                                                  out->id * sizeof(umt_prev_next));
 	it->next_id = it->direction == UMT_FORWARD ? e->Next : e->Prev;
 	return 1;
+}
+
+/* ---- parallel ranges, batched lookups, access hints ---------------------- */
+
+/* The first record whose offset is at least @p target (binary search). */
+static uint64_t first_at_or_after(const umt_trace *t, uint64_t target)
+{
+	uint64_t lo = 0, hi = t->exec_count;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (umt__ld64(t->exec_offsets + mid * 8) < target)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int umt_exec_split(const umt_trace *t, unsigned n, uint64_t *bounds)
+{
+	if (t == NULL || n == 0 || bounds == NULL)
+		return umt__failf(UMT_E_INVAL, "umt_exec_split: invalid argument");
+	uint64_t count = t->exec_count;
+	uint64_t first = umt__ld64(t->exec_offsets), last = umt__ld64(t->exec_offsets + count * 8);
+	uint64_t bytes = last - first; /* open checked first <= last */
+	bounds[0] = 0;
+	for (unsigned k = 1; k < n; k++) {
+		/* k/n of the bytes, without overflow */
+		uint64_t target = first + bytes / n * k + bytes % n * k / n;
+		uint64_t b = first_at_or_after(t, target);
+		bounds[k] = b > bounds[k - 1] ? (b < count ? b : count) : bounds[k - 1];
+	}
+	bounds[n] = count;
+	return 0;
+}
+
+int umt_exec_get_batch(const umt_trace *t, const uint64_t *ids, size_t n, umt_rec *out)
+{
+	/* Three stages, D apart: prefetch the offset of lookup i + 2D, load the
+	 * offset of lookup i + D (already in cache) and prefetch its record,
+	 * then fill lookup i (both in cache). */
+	enum { D = 8 };
+	if (t == NULL || (n > 0 && (ids == NULL || out == NULL)))
+		return umt__failf(UMT_E_INVAL, "umt_exec_get_batch: invalid argument");
+	int first_error = 0;
+	for (size_t i = 0; i < n + 2 * D; i++) {
+		if (i < n && ids[i] < t->exec_count)
+			__builtin_prefetch(t->exec_offsets + ids[i] * 8);
+		if (i >= D && i - D < n && ids[i - D] < t->exec_count) {
+			uint64_t b = umt__ld64(t->exec_offsets + ids[i - D] * 8);
+			if (b < t->exec_size)
+				__builtin_prefetch(t->exec_records + b);
+		}
+		if (i >= 2 * D) {
+			size_t k = i - 2 * D;
+			int rc = umt_exec_get(t, ids[k], &out[k]);
+			if (rc < 0) {
+				out[k].data = NULL;
+				if (first_error == 0)
+					first_error = rc;
+			}
+		}
+	}
+	return first_error;
+}
+
+static int check_advice(int advice)
+{
+	if (advice < UMT_ADVISE_NORMAL || advice > UMT_ADVISE_DONTNEED)
+		return umt__failf(UMT_E_INVAL, "bad access hint %d", advice);
+	return 0;
+}
+
+int umt_exec_advise(const umt_trace *t, uint64_t begin, uint64_t end, int advice)
+{
+	if (t == NULL)
+		return umt__failf(UMT_E_INVAL, "umt_exec_advise: invalid argument");
+	int rc = check_advice(advice);
+	if (rc < 0)
+		return rc;
+	if (begin > end || end > t->exec_count)
+		return umt__failf(UMT_E_RANGE, "records [%llu, %llu) are out of range (%llu records)",
+		                  (unsigned long long)begin, (unsigned long long)end,
+		                  (unsigned long long)t->exec_count);
+	if (begin == end)
+		return 0;
+	/* the offsets of [begin, end] and the bytes between the first and last record */
+	rc = umt__map_advise(&t->files[UMT_FILE_EXEC_OFFSETS], UMT_FILE_EXEC_OFFSETS, begin * 8,
+	                     (end - begin + 1) * 8, advice);
+	uint64_t from = umt__ld64(t->exec_offsets + begin * 8);
+	uint64_t to = umt__ld64(t->exec_offsets + end * 8);
+	if (rc == 0 && from < to)
+		rc = umt__map_advise(&t->files[UMT_FILE_EXEC_VTABLE], UMT_FILE_EXEC_VTABLE, from,
+		                     to - from, advice);
+	if (rc == 0 && atomic_load_explicit(&t->prev_next, memory_order_acquire) != NULL)
+		rc = umt__map_advise(&t->files[UMT_FILE_EXEC_PREV_NEXT], UMT_FILE_EXEC_PREV_NEXT,
+		                     begin * 16, (end - begin) * 16, advice);
+	return rc;
+}
+
+int umt_exec_iter_advise(const umt_exec_iter *it, int advice)
+{
+	if (it == NULL || it->trace == NULL)
+		return umt__failf(UMT_E_INVAL, "umt_exec_iter_advise: invalid argument");
+	uint64_t end = it->end_id, begin = it->next_id < end ? it->next_id : end;
+	return umt_exec_advise(it->trace, begin, end, advice);
+}
+
+int umt_trace_advise(const umt_trace *t, int file, int advice)
+{
+	if (t == NULL || file < 0 || file >= UMT_FILE_COUNT)
+		return umt__failf(UMT_E_INVAL, "umt_trace_advise: invalid argument");
+	int rc = check_advice(advice);
+	if (rc < 0)
+		return rc;
+	return umt__map_advise(&t->files[file], file, 0, t->files[file].size, advice);
 }

@@ -72,6 +72,13 @@ UMT_HIDDEN int umt__map_later(int dirfd, int file, struct umt_map *m);
 /** Wraps a caller buffer. */
 UMT_HIDDEN void umt__map_buffer(const umt_buffer *b, struct umt_map *m);
 
+/**
+ * madvise() on the pages holding bytes [off, off + len) of @p m (clamped to
+ * the file); 0 for buffers that were not mapped.
+ */
+UMT_HIDDEN int umt__map_advise(const struct umt_map *m, int file, uint64_t off, uint64_t len,
+                               int advice);
+
 /** Releases what umt__map_file() obtained. */
 UMT_HIDDEN void umt__unmap(struct umt_map *m);
 
@@ -132,6 +139,7 @@ struct umt_trace {
 	/* exec.prev_next.column, mapped on first use */
 	pthread_mutex_t lazy_lock;
 	_Atomic(const uint8_t *) prev_next;
+	int open_advice; /* umt_advice given at open, applied to prev/next when mapped */
 
 	/* syscall.vtable / syscall.offsets */
 	const uint8_t *sys_records;
@@ -173,15 +181,6 @@ UMT_HIDDEN void umt__meta_release(umt_trace *t);
 
 /** The exec.prev_next.column bytes, mapping them on first use; NULL on error. */
 UMT_HIDDEN const uint8_t *umt__prev_next(const umt_trace *t);
-
-/** Complemented minimum record sizes by type (see exec.c). */
-UMT_HIDDEN extern const uint64_t umt__rec_min_size_inv[256];
-
-/** Minimum size of a record of @p type; UINT64_MAX for unknown types. */
-static inline uint64_t umt__rec_min_size(uint8_t type)
-{
-	return ~umt__rec_min_size_inv[type];
-}
 
 /** Validates and fills a record view (shared by umt_exec_get and iterators). */
 UMT_HIDDEN int umt__exec_fill(const umt_trace *t, uint64_t id, uint64_t begin,

@@ -423,7 +423,7 @@ int umt_writer_add_exec(umt_writer *w, const umt_exec_desc *d, uint64_t *id)
 {
 	if (UMT_UNLIKELY(w == NULL || d == NULL))
 		return umt__failf(UMT_E_INVAL, "umt_writer_add_exec: invalid argument");
-	if (UMT_UNLIKELY(d->type >= UMT_REC_TYPE_LIMIT || umt__rec_min_size(d->type) == UINT64_MAX))
+	if (UMT_UNLIKELY(d->type >= UMT_REC_TYPE_LIMIT || umt_rec_min_size(d->type) == UINT64_MAX))
 		return umt__failf(UMT_E_INVAL, "umt_writer_add_exec: unknown record type %u", d->type);
 	if (UMT_UNLIKELY(d->thread_id < 0 || d->thread_id >= w->thread_count))
 		return umt__failf(UMT_E_INVAL, "umt_writer_add_exec: thread %d was not declared",

@@ -573,6 +573,142 @@ static void test_std_2014(void **state)
 	check_std_trace(UMT_FLAVOUR_2014);
 }
 
+/* ---- parallel ranges, batched lookups, access hints ---- */
+
+/* Expected bounds by brute force: the first record at or after k/n of the bytes. */
+static void expect_split(umt_trace *tr, const uint64_t *off, uint64_t count, unsigned n)
+{
+	uint64_t bounds[130];
+	assert_true(n < 129);
+	assert_int_equal(umt_exec_split(tr, n, bounds), 0);
+	assert_int_equal(bounds[0], 0);
+	assert_int_equal(bounds[n], count);
+	uint64_t bytes = off[count] - off[0]; /* small: no overflow below */
+	for (unsigned k = 1; k < n; k++) {
+		uint64_t target = off[0] + bytes * k / n, want = 0;
+		while (want < count && off[want] < target)
+			want++;
+		assert_int_equal(bounds[k], want);
+		assert_true(bounds[k] >= bounds[k - 1]);
+	}
+}
+
+static void test_split(void **state)
+{
+	(void)state;
+	struct fx_trace t;
+	fx_handmade(&t);
+	umt_trace *tr = open_hm(&t);
+	for (unsigned n = 1; n <= 20; n++)
+		expect_split(tr, fx_hm_offsets, FX_HM_RECORDS, n);
+	uint64_t b[4];
+	assert_int_equal(umt_exec_split(tr, 3, b), 0);
+	assert_int_equal(b[1], 4); /* 1/3 of 484 bytes: offset 177; record 4 starts at 200 */
+	assert_int_equal(umt_exec_split(tr, 0, b), UMT_E_INVAL);
+	assert_int_equal(umt_exec_split(NULL, 3, b), UMT_E_INVAL);
+	assert_int_equal(umt_exec_split(tr, 3, NULL), UMT_E_INVAL);
+	umt_trace_close(tr);
+	/* corrupt, decreasing offsets: ranges stay ordered and cover every record once */
+	fx_put64(t.data[UMT_FILE_EXEC_OFFSETS] + 8 * 7, 20);
+	fx_put64(t.data[UMT_FILE_EXEC_OFFSETS] + 8 * 3, 490);
+	tr = open_hm(&t);
+	uint64_t c[9];
+	assert_int_equal(umt_exec_split(tr, 8, c), 0);
+	assert_int_equal(c[0], 0);
+	assert_int_equal(c[8], FX_HM_RECORDS);
+	for (int k = 1; k <= 8; k++)
+		assert_true(c[k] >= c[k - 1]);
+	umt_trace_close(tr);
+	fx_free(&t);
+}
+
+static void test_get_batch(void **state)
+{
+	(void)state;
+	struct fx_trace t;
+	fx_handmade(&t);
+	fx_put64(t.data[UMT_FILE_EXEC_OFFSETS] + 8 * 6, 600); /* records 5 and 6 bad */
+	umt_trace *tr = open_hm(&t);
+	uint64_t ids[60];
+	umt_rec got[60];
+	for (int i = 0; i < 60; i++)
+		ids[i] = (uint64_t)(i * 7919) % 17; /* 14..16 are out of range */
+	int rc = umt_exec_get_batch(tr, ids, 60, got);
+	int first = 0;
+	for (int i = 0; i < 60; i++) {
+		umt_rec want;
+		int w = umt_exec_get(tr, ids[i], &want);
+		if (w < 0) {
+			if (first == 0)
+				first = w;
+			assert_null(got[i].data);
+			continue;
+		}
+		assert_ptr_equal(got[i].data, want.data);
+		assert_int_equal(got[i].id, want.id);
+		assert_int_equal(got[i].size, want.size);
+		assert_int_equal(got[i].type, want.type);
+		assert_int_equal(got[i].thread_id, want.thread_id);
+	}
+	assert_int_not_equal(first, 0);
+	assert_int_equal(rc, first);
+	/* all good: 0 */
+	uint64_t good[3] = {13, 0, 7};
+	assert_int_equal(umt_exec_get_batch(tr, good, 3, got), 0);
+	assert_int_equal(got[0].type, UMT_REC_APP_END);
+	assert_int_equal(got[2].type, UMT_REC_SYSCALL_SKIPPED);
+	assert_int_equal(umt_exec_get_batch(tr, good, 0, NULL), 0);
+	assert_int_equal(umt_exec_get_batch(tr, NULL, 3, got), UMT_E_INVAL);
+	umt_trace_close(tr);
+	fx_free(&t);
+}
+
+static void test_advise(void **state)
+{
+	(void)state;
+	char *dir = fx_tmpdir();
+	assert_int_equal(fx_write_standard(dir, UMT_FLAVOUR_2015), 0);
+	static const unsigned flags[] = {0, UMT_OPEN_SEQUENTIAL, UMT_OPEN_RANDOM};
+	for (int f = 0; f < 3; f++) {
+		umt_trace *tr;
+		assert_int_equal(umt_trace_open(dir, flags[f], &tr), 0);
+		for (int a = UMT_ADVISE_NORMAL; a <= UMT_ADVISE_DONTNEED; a++) {
+			assert_int_equal(umt_exec_advise(tr, 0, STD_RECORDS, a), 0);
+			assert_int_equal(umt_exec_advise(tr, 5, 9, a), 0);
+			for (int file = 0; file < UMT_FILE_COUNT; file++)
+				assert_int_equal(umt_trace_advise(tr, file, a), 0);
+		}
+		/* after DONTNEED the data reads back the same (the page cache keeps it) */
+		umt_rec r;
+		assert_int_equal(umt_exec_get(tr, 39, &r), 0);
+		assert_int_equal(r.type, UMT_REC_APP_END);
+		int64_t p, n;
+		assert_int_equal(umt_exec_links(tr, 39, &p, &n), 0); /* maps prev/next */
+		assert_int_equal(umt_exec_advise(tr, 0, STD_RECORDS, UMT_ADVISE_RANDOM), 0);
+		umt_exec_iter it;
+		assert_int_equal(umt_exec_iter_init(&it, tr, 3, 30), 0);
+		assert_int_equal(umt_exec_iter_advise(&it, UMT_ADVISE_SEQUENTIAL), 0);
+		assert_int_equal(umt_exec_advise(tr, 0, STD_RECORDS + 1, 0), UMT_E_RANGE);
+		assert_int_equal(umt_exec_advise(tr, 9, 5, 0), UMT_E_RANGE);
+		assert_int_equal(umt_exec_advise(tr, 0, 1, 5), UMT_E_INVAL);
+		assert_int_equal(umt_exec_advise(tr, 0, 1, -1), UMT_E_INVAL);
+		assert_int_equal(umt_trace_advise(tr, UMT_FILE_COUNT, 0), UMT_E_INVAL);
+		assert_int_equal(umt_exec_advise(NULL, 0, 1, 0), UMT_E_INVAL);
+		umt_trace_close(tr);
+	}
+	/* from memory: hints are accepted and do nothing */
+	struct fx_trace t;
+	fx_handmade(&t);
+	umt_trace *tr;
+	fx_sync(&t);
+	assert_int_equal(umt_trace_open_mem(t.buf, UMT_OPEN_RANDOM, &tr), 0);
+	assert_int_equal(umt_exec_advise(tr, 0, FX_HM_RECORDS, UMT_ADVISE_WILLNEED), 0);
+	umt_trace_close(tr);
+	fx_free(&t);
+	fx_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -588,6 +724,9 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_std_2015),
 		cmocka_unit_test(test_std_2014),
+		cmocka_unit_test(test_split),
+		cmocka_unit_test(test_get_batch),
+		cmocka_unit_test(test_advise),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
