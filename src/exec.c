@@ -7,9 +7,46 @@
  * branch for the extent and one table lookup for the type's minimum size.
  * Everything else (messages) happens only on failure.
  */
+#include <stdlib.h>
+
 #include "internal.h"
 
 #define U64_NONE UINT64_MAX
+
+#define NONE UINT64_MAX
+const uint64_t umt_rec_min_size_table[256] = {
+	[UMT_REC_INSTRUCTION] = UMT_EXEC_MIN_INSTRUCTION,
+	[UMT_REC_THREAD_BEGIN] = UMT_EXEC_MIN_CONTEXT,
+	[UMT_REC_THREAD_END] = UMT_EXEC_MIN_EXIT,
+	[UMT_REC_APP_END] = UMT_EXEC_MIN_EXIT,
+	[UMT_REC_SYSCALL_ENTRY] = UMT_EXEC_MIN_SYSCALL,
+	[UMT_REC_SYSCALL_EXIT] = UMT_EXEC_MIN_SYSCALL,
+	[UMT_REC_SYSCALL_SKIPPED] = UMT_EXEC_MIN_SKIPPED,
+	[7] = NONE,
+	[UMT_REC_CTX_APC] = UMT_EXEC_MIN_CONTEXT,
+	[UMT_REC_CTX_EXCEPTION] = UMT_EXEC_MIN_CONTEXT,
+	[UMT_REC_CTX_CALLBACK] = UMT_EXEC_MIN_CONTEXT,
+	[UMT_REC_CTX_UNKNOWN] = UMT_EXEC_MIN_CONTEXT,
+	/* 12-255: undefined */
+	[12] = NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE,
+	NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE,
+	NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE,
+	NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE,
+	NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE,
+	NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE,
+	NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE,
+	NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE,
+	NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE,
+	NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE,
+	NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE,
+	NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE,
+	NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE,
+	NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE,
+	NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE,
+	NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE,
+	NONE, NONE, NONE, NONE, NONE,
+};
+#undef NONE
 
 static const char *const type_names[UMT_REC_TYPE_LIMIT] = {
 	[UMT_REC_INSTRUCTION] = "instruction",
@@ -253,6 +290,116 @@ int umt__exec_iter_fail(umt_exec_iter *it, uint64_t id, umt_rec *out)
 	const uint8_t *o = it->offsets + id * 8;
 	int rc = umt__exec_fill(it->trace, id, umt__ld64(o), umt__ld64(o + 8), out);
 	return rc < 0 ? rc : 1; /* not reached for a bad record: only for consistency */
+}
+
+/*
+ * Checks records from @p id on, as long as they are good and fewer than
+ * @p max: the per-record checks of umt_exec_iter_next() in one loop, with
+ * the end offset of each record carried to the next. Returns the count.
+ */
+static uint32_t good_run(const umt_exec_iter *it, uint64_t id, uint32_t max)
+{
+	const uint8_t *off = it->offsets, *rec = it->records;
+	uint64_t size = it->records_size, begin = umt__ld64(off + id * 8);
+	if (begin < sizeof(umt_exec_vtable_header) || begin > size)
+		return 0;
+	uint32_t n = 0;
+	for (; n < max; n++) {
+		/* invariant: begin <= size; the header must fit before the type is read */
+		if (size - begin < UMT_EXEC_MIN_HDR)
+			break;
+		uint64_t end = umt__ld64(off + (id + n + 1) * 8);
+		uint64_t len = end - begin; /* huge when end < begin */
+		if ((len < umt_rec_min_size_table[rec[begin + 4]]) | (len > size - begin))
+			break;
+		begin = end;
+	}
+	return n;
+}
+
+/*
+ * Chunks of CHUNK records whose every record passed good_run(): later
+ * block scans of the same trace skip their checks. The mapping is
+ * read-only, so a record that was good stays good (see Caveats for files
+ * changed under a mapping). 1 bit per chunk: 30 KB for 10^9 records,
+ * allocated on the first block scan, not at open.
+ */
+#define CHUNK_SHIFT 12
+#define CHUNK ((uint64_t)1 << CHUNK_SHIFT)
+static uint64_t no_bitmap[1];
+
+static uint64_t *checked_chunks(const umt_trace *ct)
+{
+	umt_trace *t = (umt_trace *)(uintptr_t)ct; /* lazily filled cache */
+	uint64_t *bits = atomic_load_explicit(&t->exec_checked, memory_order_acquire);
+	if (UMT_LIKELY(bits != NULL))
+		return bits == no_bitmap ? NULL : bits;
+	pthread_mutex_lock(&t->lazy_lock);
+	bits = atomic_load_explicit(&t->exec_checked, memory_order_relaxed);
+	if (bits == NULL) {
+		bits = calloc((t->exec_count >> CHUNK_SHIFT) / 64 + 1, sizeof *bits);
+		if (bits == NULL)
+			bits = no_bitmap; /* check every time instead */
+		atomic_store_explicit(&t->exec_checked, bits, memory_order_release);
+	}
+	pthread_mutex_unlock(&t->lazy_lock);
+	return bits == no_bitmap ? NULL : bits;
+}
+
+void umt__exec_release(umt_trace *t)
+{
+	uint64_t *bits = atomic_load_explicit(&t->exec_checked, memory_order_relaxed);
+	if (bits != no_bitmap)
+		free(bits);
+	atomic_store_explicit(&t->exec_checked, NULL, memory_order_relaxed);
+}
+
+static bool chunk_checked(const uint64_t *bits, uint64_t chunk)
+{
+	return (__atomic_load_n(&bits[chunk / 64], __ATOMIC_RELAXED) >> (chunk % 64)) & 1;
+}
+
+int umt_exec_iter_next_block(umt_exec_iter *it, umt_exec_block *b, uint32_t max)
+{
+	if (it == NULL || b == NULL || max == 0)
+		return umt__failf(UMT_E_INVAL, "umt_exec_iter_next_block: invalid argument");
+	if (max > INT32_MAX)
+		max = INT32_MAX; /* the count is returned as an int */
+	uint64_t id = it->next_id;
+	if (id >= it->end_id)
+		return 0;
+	/* runs end at chunk boundaries, so that whole chunks get checked and marked */
+	uint64_t chunk = id >> CHUNK_SHIFT, to_chunk_end = CHUNK - (id & (CHUNK - 1));
+	uint64_t want = it->end_id - id;
+	if (want > max)
+		want = max;
+	if (want > to_chunk_end)
+		want = to_chunk_end;
+	uint64_t *bits = checked_chunks(it->trace);
+	uint32_t n;
+	if (bits && chunk_checked(bits, chunk)) {
+		n = (uint32_t)want;
+	} else {
+		n = good_run(it, id, (uint32_t)want);
+		/* a whole chunk of the table, every record good: remember it */
+		if (bits && n == CHUNK && (id & (CHUNK - 1)) == 0)
+			__atomic_fetch_or(&bits[chunk / 64], (uint64_t)1 << (chunk % 64),
+			                  __ATOMIC_RELAXED);
+	}
+	if (n == 0) { /* the first record is bad: report it and move past it */
+		umt_rec r;
+		it->next_id = id + 1;
+		int rc = umt__exec_iter_fail(it, id, &r);
+		if (rc < 0)
+			return rc;
+		n = 1; /* not reached: good_run() and the full check agree */
+	}
+	b->records = it->records;
+	b->offsets = it->offsets + id * 8;
+	b->first = id;
+	b->count = n;
+	it->next_id = id + n;
+	return (int)n;
 }
 
 /* ---- iterator along a thread -------------------------------------------- */

@@ -161,6 +161,7 @@ struct umt_trace {
 	 * release store and read with an acquire load; freed by close.
 	 */
 	_Atomic(uint64_t *) ins_checked;                  /* ins.c: 1 bit per checked row */
+	_Atomic(uint64_t *) exec_checked;                 /* exec.c: 1 bit per checked chunk */
 	_Atomic(struct umt_module_index *) module_index;  /* module.c */
 	_Atomic(umt_meta *) meta;                         /* meta.c */
 	int meta_status;                                  /* meta.c: 0, or the failed parse's code */
@@ -175,6 +176,7 @@ struct umt_trace {
 UMT_HIDDEN int64_t umt__trace_xed_date(const umt_trace *t);
 
 /* Releases of the lazily built state, called by umt_trace_close(). */
+UMT_HIDDEN void umt__exec_release(umt_trace *t);
 UMT_HIDDEN void umt__ins_release(umt_trace *t);
 UMT_HIDDEN void umt__module_release(umt_trace *t);
 UMT_HIDDEN void umt__meta_release(umt_trace *t);

@@ -231,6 +231,7 @@ static umt_trace *trace_new(void)
 	pthread_mutex_init(&t->lazy_lock, NULL);
 	atomic_init(&t->prev_next, NULL);
 	atomic_init(&t->ins_checked, NULL);
+	atomic_init(&t->exec_checked, NULL);
 	atomic_init(&t->module_index, NULL);
 	atomic_init(&t->meta, NULL);
 	return t;
@@ -316,6 +317,7 @@ void umt_trace_close(umt_trace *t)
 {
 	if (t == NULL)
 		return;
+	umt__exec_release(t);
 	umt__ins_release(t);
 	umt__module_release(t);
 	umt__meta_release(t);

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "fixture.h"
+#include "internal.h"
 #include "std_trace.h"
 
 static umt_trace *open_hm(struct fx_trace *t)
@@ -71,7 +72,7 @@ static void test_handmade_typed(void **state)
 	umt_trace *tr = open_hm(&t);
 	umt_rec r;
 	int64_t ins_id = -5, sys;
-	const uint8_t *lc;
+	const uint8_t *lc = NULL;
 	uint64_t lc_size;
 	int32_t code;
 
@@ -709,6 +710,116 @@ static void test_advise(void **state)
 	free(dir);
 }
 
+/* ---- block iteration ---- */
+
+/* Walks [begin, end) in blocks of at most @p max; returns good and bad counts. */
+static void walk_blocks(umt_trace *tr, uint64_t begin, uint64_t end, uint32_t max, int *good,
+                        int *bad)
+{
+	umt_exec_iter it;
+	umt_exec_block b;
+	assert_int_equal(umt_exec_iter_init(&it, tr, begin, end), 0);
+	*good = *bad = 0;
+	uint64_t expect = begin;
+	int n;
+	while ((n = umt_exec_iter_next_block(&it, &b, max)) != 0) {
+		if (n < 0) {
+			(*bad)++;
+			expect++;
+			continue;
+		}
+		assert_true((uint32_t)n <= max);
+		assert_int_equal(b.first, expect);
+		for (int i = 0; i < n; i++) {
+			umt_rec want, got;
+			assert_int_equal(umt_exec_get(tr, b.first + (uint64_t)i, &want), 0);
+			umt_block_rec(&b, (uint32_t)i, &got);
+			assert_memory_equal(&got, &want, sizeof got);
+			assert_ptr_equal(umt_block_data(&b, (uint32_t)i), want.data);
+			assert_int_equal(umt_block_size(&b, (uint32_t)i), want.size);
+		}
+		*good += n;
+		expect += (uint64_t)n;
+	}
+	assert_int_equal(expect, end);
+}
+
+static void test_blocks(void **state)
+{
+	(void)state;
+	struct fx_trace t;
+	fx_handmade(&t);
+	umt_trace *tr = open_hm(&t);
+	int good, bad;
+	for (uint32_t max = 1; max <= 20; max++) {
+		walk_blocks(tr, 0, FX_HM_RECORDS, max, &good, &bad);
+		assert_int_equal(good, FX_HM_RECORDS);
+		assert_int_equal(bad, 0);
+	}
+	walk_blocks(tr, 3, 9, 4, &good, &bad);
+	assert_int_equal(good, 6);
+	umt_exec_iter it;
+	umt_exec_block b;
+	umt_exec_iter_init(&it, tr, 0, UINT64_MAX);
+	assert_int_equal(umt_exec_iter_next_block(&it, &b, 0), UMT_E_INVAL);
+	assert_int_equal(umt_exec_iter_next_block(NULL, &b, 4), UMT_E_INVAL);
+	assert_int_equal(umt_exec_iter_next_block(&it, NULL, 4), UMT_E_INVAL);
+	umt_trace_close(tr);
+	/* bad records end a block; the next call reports them, as the record iterator does */
+	uint8_t *o = t.data[UMT_FILE_EXEC_OFFSETS], *v = t.data[UMT_FILE_EXEC_VTABLE];
+	fx_put64(o + 8 * 3, 90);
+	fx_put64(o + 8 * 6, 600);
+	fx_put64(o + 8 * 9, 4);
+	v[fx_hm_offsets[12] + 4] = 7;
+	tr = open_hm(&t);
+	walk_blocks(tr, 0, FX_HM_RECORDS, 64, &good, &bad);
+	assert_int_equal(bad, 6);
+	assert_int_equal(good, FX_HM_RECORDS - 6);
+	umt_exec_iter_init(&it, tr, 12, 13);
+	assert_int_equal(umt_exec_iter_next_block(&it, &b, 8), UMT_E_TYPE);
+	assert_non_null(strstr(umt_errmsg(), "exec.vtable: record 12"));
+	assert_int_equal(umt_exec_iter_next_block(&it, &b, 8), 0);
+	umt_trace_close(tr);
+	fx_free(&t);
+}
+
+/* Whole chunks of 4096 good records are remembered; runs stop at chunk ends. */
+static void test_block_chunks(void **state)
+{
+	(void)state;
+	enum { N = 10000 };
+	char *dir = fx_tmpdir();
+	umt_writer *w;
+	assert_int_equal(umt_writer_open(dir, NULL, &w), 0);
+	assert_int_equal(umt_writer_add_thread(w, 1, 0, NULL), 0);
+	for (int i = 0; i < N; i++) {
+		umt_exec_desc d = {.type = UMT_REC_THREAD_END, .exit_code = i};
+		assert_int_equal(umt_writer_add_exec(w, &d, NULL), 0);
+	}
+	assert_int_equal(umt_writer_finish(w), 0);
+	umt_trace *tr;
+	assert_int_equal(umt_trace_open(dir, 0, &tr), 0);
+	umt_exec_iter it;
+	umt_exec_block b;
+	/* an unaligned range: the first run ends at the chunk boundary */
+	umt_exec_iter_init(&it, tr, 100, 5000);
+	assert_int_equal(umt_exec_iter_next_block(&it, &b, 8192), 4096 - 100);
+	assert_int_equal(umt_exec_iter_next_block(&it, &b, 8192), 5000 - 4096);
+	assert_int_equal(umt_exec_iter_next_block(&it, &b, 8192), 0);
+	const uint64_t *bits = atomic_load(&tr->exec_checked);
+	assert_non_null(bits);
+	assert_int_equal(bits[0], 0); /* no whole chunk was checked */
+	int good, bad;
+	walk_blocks(tr, 0, N, 4096, &good, &bad);
+	assert_int_equal(good, N);
+	assert_int_equal(bits[0], 3); /* chunks 0 and 1; chunk 2 holds only 1808 records */
+	walk_blocks(tr, 0, N, 4096, &good, &bad); /* the remembered chunks read the same */
+	assert_int_equal(good, N);
+	umt_trace_close(tr);
+	fx_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -727,6 +838,8 @@ int main(void)
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_get_batch),
 		cmocka_unit_test(test_advise),
+		cmocka_unit_test(test_blocks),
+		cmocka_unit_test(test_block_chunks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

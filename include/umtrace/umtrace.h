@@ -269,17 +269,18 @@ static inline int umt_rec_is_incomplete(const umt_rec *r)
 }
 
 /**
- * Minimum size of a record of type @p type: its header and fixed fields
+ * Minimum size of a record of each type byte: its header and fixed fields
  * (instruction 14; thread-begin and context changes 22; thread and
- * application end 10; syscall entry and exit 30; skipped exit 14), or
- * UINT64_MAX for an undefined type (7 and above 11, ERRATA 9).
+ * application end 10; syscall entry and exit 30; skipped exit 14), and
+ * UINT64_MAX for undefined types (7 and above 11, ERRATA 9), so that one
+ * compare rejects both short records and unknown types. Read-only.
  */
+UMT_API extern const uint64_t umt_rec_min_size_table[256];
+
+/** Minimum size of a record of type @p type, UINT64_MAX when undefined. */
 static inline uint64_t umt_rec_min_size(unsigned type)
 {
-	static const uint8_t min[UMT_REC_TYPE_LIMIT] = {14, 22, 10, 10, 30, 30, 14, 0,
-	                                                22, 22, 22, 22};
-	/* bit t of 0xf7f: type t is defined */
-	return type < UMT_REC_TYPE_LIMIT && ((0xf7fu >> type) & 1) ? min[type] : UINT64_MAX;
+	return type < 256 ? umt_rec_min_size_table[type] : UINT64_MAX;
 }
 
 /** Reports an accessor used on a record of another type (out of line; internal). */
@@ -398,7 +399,7 @@ UMT_API int umt__exec_iter_fail(umt_exec_iter *it, uint64_t id, umt_rec *out);
  * at least 6 bytes) is checked in one branch, its type and minimum size in
  * another; anything else is left to the accessors.
  */
-static inline int umt_exec_iter_next(umt_exec_iter *it, umt_rec *out)
+static inline int umt_exec_iter_next(umt_exec_iter *__restrict it, umt_rec *__restrict out)
 {
 	uint64_t id = it->next_id, begin, end;
 	if (id >= it->end_id)
@@ -412,7 +413,7 @@ static inline int umt_exec_iter_next(umt_exec_iter *it, umt_rec *out)
 		return umt__exec_iter_fail(it, id, out);
 	const uint8_t *p = it->records + begin;
 	uint8_t type = p[offsetof(umt_exec_rec_hdr, Type)];
-	if (UMT_INLINE_UNLIKELY(end - begin < umt_rec_min_size(type)))
+	if (UMT_INLINE_UNLIKELY(end - begin < umt_rec_min_size_table[type]))
 		return umt__exec_iter_fail(it, id, out);
 	int32_t thread;
 	memcpy(&thread, p, sizeof thread);
@@ -424,6 +425,61 @@ static inline int umt_exec_iter_next(umt_exec_iter *it, umt_rec *out)
 	out->type = type;
 	out->flags = p[offsetof(umt_exec_rec_hdr, Flags)];
 	return 1;
+}
+
+/**
+ * A run of consecutive records, each checked as umt_exec_iter_next() checks
+ * a record: the fastest way to scan. Read record i (0 <= i < count) in
+ * place through umt_block_data() and the overlay structs of format.h
+ * (umt_exec_rec_hdr, umt_exec_ins, ...), or fill a umt_rec with
+ * umt_block_rec(); every fixed field of its type is inside the record.
+ */
+typedef struct umt_exec_block {
+	const uint8_t *records; /**< exec.vtable */
+	const uint8_t *offsets; /**< exec.offsets entry of the first record (count + 1 entries) */
+	uint64_t first;         /**< ID of the first record */
+	uint32_t count;         /**< records in the block */
+} umt_exec_block;
+
+/**
+ * The next run of up to @p max records of the iterator's range, checked in
+ * one tight loop. A bad record ends the run before it; the next call
+ * returns its error and moves past it (as umt_exec_iter_next() does).
+ * @return the number of records in *b (> 0); 0 at the end of the range; a
+ *   negative error for a bad record; UMT_E_INVAL for NULL or max 0.
+ */
+UMT_API int umt_exec_iter_next_block(umt_exec_iter *it, umt_exec_block *b, uint32_t max);
+
+/** Bytes of record @p i of a block (its execRec header first). */
+static inline const uint8_t *umt_block_data(const umt_exec_block *b, uint32_t i)
+{
+	uint64_t off;
+	memcpy(&off, b->offsets + (uint64_t)i * 8, sizeof off);
+	return b->records + off;
+}
+
+/** Size in bytes of record @p i of a block. */
+static inline uint64_t umt_block_size(const umt_exec_block *b, uint32_t i)
+{
+	uint64_t from, to;
+	memcpy(&from, b->offsets + (uint64_t)i * 8, sizeof from);
+	memcpy(&to, b->offsets + (uint64_t)i * 8 + 8, sizeof to);
+	return to - from;
+}
+
+/** Fills a record view of record @p i of a block (no further check needed). */
+static inline void umt_block_rec(const umt_exec_block *b, uint32_t i, umt_rec *out)
+{
+	const uint8_t *p = umt_block_data(b, i);
+	int32_t thread;
+	memcpy(&thread, p, sizeof thread);
+	out->data = p;
+	out->size = umt_block_size(b, i);
+	out->id = b->first + i;
+	out->offset = (uint64_t)(p - b->records);
+	out->thread_id = thread;
+	out->type = p[offsetof(umt_exec_rec_hdr, Type)];
+	out->flags = p[offsetof(umt_exec_rec_hdr, Flags)];
 }
 
 /** Direction of a thread iterator. */
