@@ -866,6 +866,18 @@ static int run_callgrind(const char *which)
 		sink = scan_lib(t, 0, n);
 	else if (!strcmp(which, "scan-block") || !strcmp(which, "scan-block-first"))
 		sink = scan_block(t, 0, n);
+	else if (!strncmp(which, "random-", 7)) {
+		CALLGRIND_STOP_INSTRUMENTATION;
+		uint64_t *ids = random_ids(1000000, n);
+		CALLGRIND_START_INSTRUMENTATION;
+		if (!strcmp(which, "random-raw"))
+			sink = random_raw(off, rec, ids, 1000000);
+		else if (!strcmp(which, "random-lib"))
+			sink = random_lib(t, ids, 1000000);
+		else
+			sink = random_batch(t, ids, 1000000);
+		n = 1000000;
+	}
 	else
 		return fprintf(stderr, "umtbench: --callgrind "
 		                       "scan-raw|scan-lib|scan-block|scan-block-first\n"), 2;

@@ -548,31 +548,50 @@ int umt_exec_split(const umt_trace *t, unsigned n, uint64_t *bounds)
 	return 0;
 }
 
+/* Prefetches the exec.offsets entries of record @p id (if in the table). */
+static inline void prefetch_offsets(const umt_trace *t, uint64_t id)
+{
+	if (id < t->exec_count)
+		__builtin_prefetch(t->exec_offsets + id * 8);
+}
+
+/* Prefetches the header of record @p id; its offsets entry is in cache by now. */
+static inline void prefetch_record(const umt_trace *t, uint64_t id)
+{
+	if (id < t->exec_count) {
+		uint64_t b = umt__ld64(t->exec_offsets + id * 8);
+		if (b < t->exec_size)
+			__builtin_prefetch(t->exec_records + b);
+	}
+}
+
 int umt_exec_get_batch(const umt_trace *t, const uint64_t *ids, size_t n, umt_rec *out)
 {
-	/* Three stages, D apart: prefetch the offset of lookup i + 2D, load the
-	 * offset of lookup i + D (already in cache) and prefetch its record,
-	 * then fill lookup i (both in cache). */
-	enum { D = 8 };
+	/* A pipeline D lookups deep: while lookup k is filled, the record of
+	 * lookup k + D and the offsets of lookup k + 2D are being fetched. The
+	 * two cache misses of every lookup overlap with those of the others. */
+	enum { D = 16 };
 	if (t == NULL || (n > 0 && (ids == NULL || out == NULL)))
 		return umt__failf(UMT_E_INVAL, "umt_exec_get_batch: invalid argument");
+	for (size_t i = 0; i < n && i < 2 * D; i++)
+		prefetch_offsets(t, ids[i]);
+	for (size_t i = 0; i < n && i < D; i++)
+		prefetch_record(t, ids[i]);
 	int first_error = 0;
-	for (size_t i = 0; i < n + 2 * D; i++) {
-		if (i < n && ids[i] < t->exec_count)
-			__builtin_prefetch(t->exec_offsets + ids[i] * 8);
-		if (i >= D && i - D < n && ids[i - D] < t->exec_count) {
-			uint64_t b = umt__ld64(t->exec_offsets + ids[i - D] * 8);
-			if (b < t->exec_size)
-				__builtin_prefetch(t->exec_records + b);
-		}
-		if (i >= 2 * D) {
-			size_t k = i - 2 * D;
-			int rc = umt_exec_get(t, ids[k], &out[k]);
-			if (rc < 0) {
-				out[k].data = NULL;
-				if (first_error == 0)
-					first_error = rc;
-			}
+	for (size_t k = 0; k < n; k++) {
+		if (k + 2 * D < n)
+			prefetch_offsets(t, ids[k + 2 * D]);
+		if (k + D < n)
+			prefetch_record(t, ids[k + D]);
+		uint64_t id = ids[k];
+		const uint8_t *o = t->exec_offsets + id * 8;
+		int rc = UMT_LIKELY(id < t->exec_count)
+		                 ? umt__exec_fill(t, id, umt__ld64(o), umt__ld64(o + 8), &out[k])
+		                 : umt_exec_get(t, id, &out[k]); /* reports the range error */
+		if (UMT_UNLIKELY(rc < 0)) {
+			out[k].data = NULL;
+			if (first_error == 0)
+				first_error = rc;
 		}
 	}
 	return first_error;
