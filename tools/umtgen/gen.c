@@ -92,11 +92,14 @@ static void body_init(struct body *b, uint8_t flags, uint8_t eff, int16_t mnemon
 		b->d.ExpOper[i].BeforeSlot = b->d.ExpOper[i].AfterSlot = UMT_SLOT_NA;
 }
 
+/* The writer's default context map: slots' common names come from it (ERRATA 23). */
+static umt_context_map cmap;
+
 static uint8_t slot(struct body *b, int16_t reg, int16_t size, uint8_t aw)
 {
 	umt_lc_slot *s = &b->s[b->d.LCCount];
 	s->RegName = reg;
-	s->CommonRegName = reg;
+	s->CommonRegName = reg > 0 && reg < UMT_CONTEXT_MAP_REGS ? cmap.CommonName[reg] : reg;
 	s->ValueSize = size;
 	s->Offset = b->off;
 	s->AddrWidth = aw;
@@ -788,6 +791,7 @@ int umtgen_write(const char *dir, const struct umtgen_params *p)
 		return fprintf(stderr, "umtgen: out of memory\n"), -1;
 	umt_writer_options o;
 	umt_writer_options_init(&o, p->flavour);
+	umt_context_map_default(&cmap, o.ins_record_version, o.xml.xed_version);
 	int rc = umt_writer_open(dir, &o, &g.w) < 0 ? fail(dir) : 0;
 	g.start = now();
 	if (rc == 0 && (write_threads(&g) < 0 || write_instructions(&g) < 0 ||
