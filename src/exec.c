@@ -7,28 +7,46 @@
  * branch for the extent and one table lookup for the type's minimum size.
  * Everything else (messages) happens only on failure.
  */
+#include <stdlib.h>
+
 #include "internal.h"
 
 #define U64_NONE UINT64_MAX
 
-/*
- * Minimum bytes of a record by type, stored complemented so that the zero
- * of every undefined entry reads as UINT64_MAX: no record is that large, so
- * one compare rejects both short records and unknown types.
- */
-const uint64_t umt__rec_min_size_inv[256] = {
-	[UMT_REC_INSTRUCTION] = ~(uint64_t)UMT_EXEC_MIN_INSTRUCTION,
-	[UMT_REC_THREAD_BEGIN] = ~(uint64_t)UMT_EXEC_MIN_CONTEXT,
-	[UMT_REC_THREAD_END] = ~(uint64_t)UMT_EXEC_MIN_EXIT,
-	[UMT_REC_APP_END] = ~(uint64_t)UMT_EXEC_MIN_EXIT,
-	[UMT_REC_SYSCALL_ENTRY] = ~(uint64_t)UMT_EXEC_MIN_SYSCALL,
-	[UMT_REC_SYSCALL_EXIT] = ~(uint64_t)UMT_EXEC_MIN_SYSCALL,
-	[UMT_REC_SYSCALL_SKIPPED] = ~(uint64_t)UMT_EXEC_MIN_SKIPPED,
-	[UMT_REC_CTX_APC] = ~(uint64_t)UMT_EXEC_MIN_CONTEXT,
-	[UMT_REC_CTX_EXCEPTION] = ~(uint64_t)UMT_EXEC_MIN_CONTEXT,
-	[UMT_REC_CTX_CALLBACK] = ~(uint64_t)UMT_EXEC_MIN_CONTEXT,
-	[UMT_REC_CTX_UNKNOWN] = ~(uint64_t)UMT_EXEC_MIN_CONTEXT,
+#define NONE UINT64_MAX
+const uint64_t umt_rec_min_size_table[256] = {
+	[UMT_REC_INSTRUCTION] = UMT_EXEC_MIN_INSTRUCTION,
+	[UMT_REC_THREAD_BEGIN] = UMT_EXEC_MIN_CONTEXT,
+	[UMT_REC_THREAD_END] = UMT_EXEC_MIN_EXIT,
+	[UMT_REC_APP_END] = UMT_EXEC_MIN_EXIT,
+	[UMT_REC_SYSCALL_ENTRY] = UMT_EXEC_MIN_SYSCALL,
+	[UMT_REC_SYSCALL_EXIT] = UMT_EXEC_MIN_SYSCALL,
+	[UMT_REC_SYSCALL_SKIPPED] = UMT_EXEC_MIN_SKIPPED,
+	[7] = NONE,
+	[UMT_REC_CTX_APC] = UMT_EXEC_MIN_CONTEXT,
+	[UMT_REC_CTX_EXCEPTION] = UMT_EXEC_MIN_CONTEXT,
+	[UMT_REC_CTX_CALLBACK] = UMT_EXEC_MIN_CONTEXT,
+	[UMT_REC_CTX_UNKNOWN] = UMT_EXEC_MIN_CONTEXT,
+	/* 12-255: undefined */
+	[12] = NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE,
+	NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE,
+	NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE,
+	NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE,
+	NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE,
+	NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE,
+	NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE,
+	NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE,
+	NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE,
+	NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE,
+	NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE,
+	NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE,
+	NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE,
+	NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE,
+	NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE,
+	NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE,
+	NONE, NONE, NONE, NONE, NONE,
 };
+#undef NONE
 
 static const char *const type_names[UMT_REC_TYPE_LIMIT] = {
 	[UMT_REC_INSTRUCTION] = "instruction",
@@ -118,13 +136,13 @@ bad_record(const umt_trace *t, uint64_t id, uint64_t begin, uint64_t end)
 		                 "record of %llu bytes is shorter than the 6-byte execRec header",
 		                 (unsigned long long)size);
 	uint8_t type = t->exec_records[begin + 4];
-	if (umt__rec_min_size(type) == U64_NONE)
+	if (umt_rec_min_size(type) == U64_NONE)
 		return umt__fail(UMT_E_TYPE, UMT_FILE_EXEC_VTABLE, UMT_LOC_RECORD, id, begin + 4,
 		                 "unknown record type %u", type);
 	return umt__fail(UMT_E_TRUNCATED, UMT_FILE_EXEC_VTABLE, UMT_LOC_RECORD, id, begin,
 	                 "%s record of %llu bytes is shorter than the %llu bytes its type needs",
 	                 type_names[type], (unsigned long long)size,
-	                 (unsigned long long)umt__rec_min_size(type));
+	                 (unsigned long long)umt_rec_min_size(type));
 }
 
 int umt__exec_fill(const umt_trace *t, uint64_t id, uint64_t begin, uint64_t end, umt_rec *out)
@@ -137,7 +155,7 @@ int umt__exec_fill(const umt_trace *t, uint64_t id, uint64_t begin, uint64_t end
 	const uint8_t *p = t->exec_records + begin;
 	const umt_exec_rec_hdr *h = (const umt_exec_rec_hdr *)p;
 	uint64_t size = end - begin;
-	if (UMT_UNLIKELY(size < umt__rec_min_size(h->Type)))
+	if (UMT_UNLIKELY(size < umt_rec_min_size(h->Type)))
 		return bad_record(t, id, begin, end);
 	out->data = p;
 	out->size = size;
@@ -162,27 +180,13 @@ int umt_exec_get(const umt_trace *t, uint64_t id, umt_rec *out)
 
 /* ---- typed accessors ---------------------------------------------------- */
 
-static int __attribute__((noinline, cold)) wrong_type(const umt_rec *r, const char *want)
+int umt__rec_wrong_type(const umt_rec *r, const char *want)
 {
+	if (r == NULL)
+		return umt__failf(UMT_E_INVAL, "record accessor: invalid argument");
 	const char *have = umt_rec_type_name(r->type);
 	return umt__fail(UMT_E_INVAL, UMT_FILE_EXEC_VTABLE, UMT_LOC_RECORD, r->id, r->offset,
 	                 "%s record, not %s", have ? have : "unknown", want);
-}
-
-int umt_rec_ins(const umt_rec *r, int64_t *ins_id, const uint8_t **lc, uint64_t *lc_size)
-{
-	if (UMT_UNLIKELY(r == NULL))
-		return umt__failf(UMT_E_INVAL, "umt_rec_ins: invalid argument");
-	if (UMT_UNLIKELY(r->type != UMT_REC_INSTRUCTION))
-		return wrong_type(r, "an instruction");
-	const umt_exec_ins *e = (const umt_exec_ins *)r->data;
-	if (ins_id)
-		*ins_id = e->InsID;
-	if (lc)
-		*lc = r->data + sizeof(umt_exec_ins);
-	if (lc_size)
-		*lc_size = r->size - sizeof(umt_exec_ins);
-	return 0;
 }
 
 int umt_rec_syscall_id(const umt_rec *r, int64_t *syscall_id)
@@ -190,7 +194,7 @@ int umt_rec_syscall_id(const umt_rec *r, int64_t *syscall_id)
 	if (UMT_UNLIKELY(r == NULL || syscall_id == NULL))
 		return umt__failf(UMT_E_INVAL, "umt_rec_syscall_id: invalid argument");
 	if (UMT_UNLIKELY(r->type < UMT_REC_SYSCALL_ENTRY || r->type > UMT_REC_SYSCALL_SKIPPED))
-		return wrong_type(r, "a syscall");
+		return umt__rec_wrong_type(r, "a syscall");
 	*syscall_id = ((const umt_exec_skipped *)r->data)->SyscallID;
 	return 0;
 }
@@ -200,7 +204,7 @@ int umt_rec_exit_code(const umt_rec *r, int32_t *exit_code)
 	if (UMT_UNLIKELY(r == NULL || exit_code == NULL))
 		return umt__failf(UMT_E_INVAL, "umt_rec_exit_code: invalid argument");
 	if (UMT_UNLIKELY(r->type != UMT_REC_THREAD_END && r->type != UMT_REC_APP_END))
-		return wrong_type(r, "a thread-end or app-end");
+		return umt__rec_wrong_type(r, "a thread-end or app-end");
 	*exit_code = ((const umt_exec_exit *)r->data)->ExitCode;
 	return 0;
 }
@@ -212,7 +216,7 @@ int umt_rec_context(const umt_trace *t, const umt_rec *r, umt_context *out)
 	if (UMT_UNLIKELY(t == NULL || r == NULL || out == NULL))
 		return umt__failf(UMT_E_INVAL, "umt_rec_context: invalid argument");
 	if (!umt_rec_type_has_context(r->type))
-		return wrong_type(r, "a record with a register context");
+		return umt__rec_wrong_type(r, "a record with a register context");
 	uint64_t at = (r->type == UMT_REC_SYSCALL_ENTRY || r->type == UMT_REC_SYSCALL_EXIT)
 	                      ? offsetof(umt_exec_syscall, Context)
 	                      : offsetof(umt_exec_context, Context);
@@ -281,15 +285,121 @@ int umt_exec_iter_init(umt_exec_iter *it, const umt_trace *t, uint64_t begin, ui
 	return 0;
 }
 
-int umt_exec_iter_next(umt_exec_iter *it, umt_rec *out)
+int umt__exec_iter_fail(umt_exec_iter *it, uint64_t id, umt_rec *out)
 {
+	const uint8_t *o = it->offsets + id * 8;
+	int rc = umt__exec_fill(it->trace, id, umt__ld64(o), umt__ld64(o + 8), out);
+	return rc < 0 ? rc : 1; /* not reached for a bad record: only for consistency */
+}
+
+/*
+ * Checks records from @p id on, as long as they are good and fewer than
+ * @p max: the per-record checks of umt_exec_iter_next() in one loop, with
+ * the end offset of each record carried to the next. Returns the count.
+ */
+static uint32_t good_run(const umt_exec_iter *it, uint64_t id, uint32_t max)
+{
+	const uint8_t *off = it->offsets, *rec = it->records;
+	uint64_t size = it->records_size, begin = umt__ld64(off + id * 8);
+	if (begin < sizeof(umt_exec_vtable_header) || begin > size)
+		return 0;
+	uint32_t n = 0;
+	for (; n < max; n++) {
+		/* invariant: begin <= size; the header must fit before the type is read */
+		if (size - begin < UMT_EXEC_MIN_HDR)
+			break;
+		uint64_t end = umt__ld64(off + (id + n + 1) * 8);
+		uint64_t len = end - begin; /* huge when end < begin */
+		if ((len < umt_rec_min_size_table[rec[begin + 4]]) | (len > size - begin))
+			break;
+		begin = end;
+	}
+	return n;
+}
+
+/*
+ * Chunks of CHUNK records whose every record passed good_run(): later
+ * block scans of the same trace skip their checks. The mapping is
+ * read-only, so a record that was good stays good (see Caveats for files
+ * changed under a mapping). 1 bit per chunk: 30 KB for 10^9 records,
+ * allocated on the first block scan, not at open.
+ */
+#define CHUNK_SHIFT 12
+#define CHUNK ((uint64_t)1 << CHUNK_SHIFT)
+static uint64_t no_bitmap[1];
+
+static uint64_t *checked_chunks(const umt_trace *ct)
+{
+	umt_trace *t = (umt_trace *)(uintptr_t)ct; /* lazily filled cache */
+	uint64_t *bits = atomic_load_explicit(&t->exec_checked, memory_order_acquire);
+	if (UMT_LIKELY(bits != NULL))
+		return bits == no_bitmap ? NULL : bits;
+	pthread_mutex_lock(&t->lazy_lock);
+	bits = atomic_load_explicit(&t->exec_checked, memory_order_relaxed);
+	if (bits == NULL) {
+		bits = calloc((t->exec_count >> CHUNK_SHIFT) / 64 + 1, sizeof *bits);
+		if (bits == NULL)
+			bits = no_bitmap; /* check every time instead */
+		atomic_store_explicit(&t->exec_checked, bits, memory_order_release);
+	}
+	pthread_mutex_unlock(&t->lazy_lock);
+	return bits == no_bitmap ? NULL : bits;
+}
+
+void umt__exec_release(umt_trace *t)
+{
+	uint64_t *bits = atomic_load_explicit(&t->exec_checked, memory_order_relaxed);
+	if (bits != no_bitmap)
+		free(bits);
+	atomic_store_explicit(&t->exec_checked, NULL, memory_order_relaxed);
+}
+
+static bool chunk_checked(const uint64_t *bits, uint64_t chunk)
+{
+	return (__atomic_load_n(&bits[chunk / 64], __ATOMIC_RELAXED) >> (chunk % 64)) & 1;
+}
+
+int umt_exec_iter_next_block(umt_exec_iter *it, umt_exec_block *b, uint32_t max)
+{
+	if (it == NULL || b == NULL || max == 0)
+		return umt__failf(UMT_E_INVAL, "umt_exec_iter_next_block: invalid argument");
+	if (max > INT32_MAX)
+		max = INT32_MAX; /* the count is returned as an int */
 	uint64_t id = it->next_id;
 	if (id >= it->end_id)
 		return 0;
-	it->next_id = id + 1;
-	const uint8_t *o = it->offsets + id * 8;
-	int rc = umt__exec_fill(it->trace, id, umt__ld64(o), umt__ld64(o + 8), out);
-	return rc < 0 ? rc : 1;
+	/* runs end at chunk boundaries, so that whole chunks get checked and marked */
+	uint64_t chunk = id >> CHUNK_SHIFT, to_chunk_end = CHUNK - (id & (CHUNK - 1));
+	uint64_t want = it->end_id - id;
+	if (want > max)
+		want = max;
+	if (want > to_chunk_end)
+		want = to_chunk_end;
+	uint64_t *bits = checked_chunks(it->trace);
+	uint32_t n;
+	if (bits && chunk_checked(bits, chunk)) {
+		n = (uint32_t)want;
+	} else {
+		n = good_run(it, id, (uint32_t)want);
+		/* a whole chunk of the table, every record good: remember it */
+		if (bits && n == CHUNK && (id & (CHUNK - 1)) == 0)
+			__atomic_fetch_or(&bits[chunk / 64], (uint64_t)1 << (chunk % 64),
+			                  __ATOMIC_RELAXED);
+	}
+	if (n == 0) { /* the first record is bad: report it and move past it */
+		umt_rec r;
+		it->next_id = id + 1;
+		int rc = umt__exec_iter_fail(it, id, &r);
+		if (rc < 0)
+			return rc;
+		n = 1; /* not reached: good_run() and the full check agree */
+	}
+	b->records = it->records;
+	b->offsets = it->offsets + id * 8;
+	b->first = id;
+	b->count = n;
+	it->next_id = id + n;
+	return (int)n;
 }
 
 /* ---- iterator along a thread -------------------------------------------- */
@@ -402,4 +512,139 @@ int umt_thread_iter_next(umt_thread_iter *it, umt_rec *out)
 	                                                  out->id * sizeof(umt_prev_next));
 	it->next_id = it->direction == UMT_FORWARD ? e->Next : e->Prev;
 	return 1;
+}
+
+/* ---- parallel ranges, batched lookups, access hints ---------------------- */
+
+/* The first record whose offset is at least @p target (binary search). */
+static uint64_t first_at_or_after(const umt_trace *t, uint64_t target)
+{
+	uint64_t lo = 0, hi = t->exec_count;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (umt__ld64(t->exec_offsets + mid * 8) < target)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int umt_exec_split(const umt_trace *t, unsigned n, uint64_t *bounds)
+{
+	if (t == NULL || n == 0 || bounds == NULL)
+		return umt__failf(UMT_E_INVAL, "umt_exec_split: invalid argument");
+	uint64_t count = t->exec_count;
+	uint64_t first = umt__ld64(t->exec_offsets), last = umt__ld64(t->exec_offsets + count * 8);
+	uint64_t bytes = last - first; /* open checked first <= last */
+	bounds[0] = 0;
+	for (unsigned k = 1; k < n; k++) {
+		/* k/n of the bytes, without overflow */
+		uint64_t target = first + bytes / n * k + bytes % n * k / n;
+		uint64_t b = first_at_or_after(t, target);
+		bounds[k] = b > bounds[k - 1] ? (b < count ? b : count) : bounds[k - 1];
+	}
+	bounds[n] = count;
+	return 0;
+}
+
+/* Prefetches the exec.offsets entries of record @p id (if in the table). */
+static inline void prefetch_offsets(const umt_trace *t, uint64_t id)
+{
+	if (id < t->exec_count)
+		__builtin_prefetch(t->exec_offsets + id * 8);
+}
+
+/* Prefetches the header of record @p id; its offsets entry is in cache by now. */
+static inline void prefetch_record(const umt_trace *t, uint64_t id)
+{
+	if (id < t->exec_count) {
+		uint64_t b = umt__ld64(t->exec_offsets + id * 8);
+		if (b < t->exec_size)
+			__builtin_prefetch(t->exec_records + b);
+	}
+}
+
+int umt_exec_get_batch(const umt_trace *t, const uint64_t *ids, size_t n, umt_rec *out)
+{
+	/* A pipeline D lookups deep: while lookup k is filled, the record of
+	 * lookup k + D and the offsets of lookup k + 2D are being fetched. The
+	 * two cache misses of every lookup overlap with those of the others. */
+	enum { D = 16 };
+	if (t == NULL || (n > 0 && (ids == NULL || out == NULL)))
+		return umt__failf(UMT_E_INVAL, "umt_exec_get_batch: invalid argument");
+	for (size_t i = 0; i < n && i < 2 * D; i++)
+		prefetch_offsets(t, ids[i]);
+	for (size_t i = 0; i < n && i < D; i++)
+		prefetch_record(t, ids[i]);
+	int first_error = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (k + 2 * D < n)
+			prefetch_offsets(t, ids[k + 2 * D]);
+		if (k + D < n)
+			prefetch_record(t, ids[k + D]);
+		uint64_t id = ids[k];
+		const uint8_t *o = t->exec_offsets + id * 8;
+		int rc = UMT_LIKELY(id < t->exec_count)
+		                 ? umt__exec_fill(t, id, umt__ld64(o), umt__ld64(o + 8), &out[k])
+		                 : umt_exec_get(t, id, &out[k]); /* reports the range error */
+		if (UMT_UNLIKELY(rc < 0)) {
+			out[k].data = NULL;
+			if (first_error == 0)
+				first_error = rc;
+		}
+	}
+	return first_error;
+}
+
+static int check_advice(int advice)
+{
+	if (advice < UMT_ADVISE_NORMAL || advice > UMT_ADVISE_DONTNEED)
+		return umt__failf(UMT_E_INVAL, "bad access hint %d", advice);
+	return 0;
+}
+
+int umt_exec_advise(const umt_trace *t, uint64_t begin, uint64_t end, int advice)
+{
+	if (t == NULL)
+		return umt__failf(UMT_E_INVAL, "umt_exec_advise: invalid argument");
+	int rc = check_advice(advice);
+	if (rc < 0)
+		return rc;
+	if (begin > end || end > t->exec_count)
+		return umt__failf(UMT_E_RANGE, "records [%llu, %llu) are out of range (%llu records)",
+		                  (unsigned long long)begin, (unsigned long long)end,
+		                  (unsigned long long)t->exec_count);
+	if (begin == end)
+		return 0;
+	/* the offsets of [begin, end] and the bytes between the first and last record */
+	rc = umt__map_advise(&t->files[UMT_FILE_EXEC_OFFSETS], UMT_FILE_EXEC_OFFSETS, begin * 8,
+	                     (end - begin + 1) * 8, advice);
+	uint64_t from = umt__ld64(t->exec_offsets + begin * 8);
+	uint64_t to = umt__ld64(t->exec_offsets + end * 8);
+	if (rc == 0 && from < to)
+		rc = umt__map_advise(&t->files[UMT_FILE_EXEC_VTABLE], UMT_FILE_EXEC_VTABLE, from,
+		                     to - from, advice);
+	if (rc == 0 && atomic_load_explicit(&t->prev_next, memory_order_acquire) != NULL)
+		rc = umt__map_advise(&t->files[UMT_FILE_EXEC_PREV_NEXT], UMT_FILE_EXEC_PREV_NEXT,
+		                     begin * 16, (end - begin) * 16, advice);
+	return rc;
+}
+
+int umt_exec_iter_advise(const umt_exec_iter *it, int advice)
+{
+	if (it == NULL || it->trace == NULL)
+		return umt__failf(UMT_E_INVAL, "umt_exec_iter_advise: invalid argument");
+	uint64_t end = it->end_id, begin = it->next_id < end ? it->next_id : end;
+	return umt_exec_advise(it->trace, begin, end, advice);
+}
+
+int umt_trace_advise(const umt_trace *t, int file, int advice)
+{
+	if (t == NULL || file < 0 || file >= UMT_FILE_COUNT)
+		return umt__failf(UMT_E_INVAL, "umt_trace_advise: invalid argument");
+	int rc = check_advice(advice);
+	if (rc < 0)
+		return rc;
+	return umt__map_advise(&t->files[file], file, 0, t->files[file].size, advice);
 }

@@ -81,6 +81,13 @@ UMT_HIDDEN int umt__map_later(int dirfd, int file, struct umt_map *m);
 /** Wraps a caller buffer. */
 UMT_HIDDEN void umt__map_buffer(const umt_buffer *b, struct umt_map *m);
 
+/**
+ * madvise() on the pages holding bytes [off, off + len) of @p m (clamped to
+ * the file); 0 for buffers that were not mapped.
+ */
+UMT_HIDDEN int umt__map_advise(const struct umt_map *m, int file, uint64_t off, uint64_t len,
+                               int advice);
+
 /** Releases what umt__map_file() obtained. */
 UMT_HIDDEN void umt__unmap(struct umt_map *m);
 
@@ -141,6 +148,7 @@ struct umt_trace {
 	/* exec.prev_next.column, mapped on first use */
 	pthread_mutex_t lazy_lock;
 	_Atomic(const uint8_t *) prev_next;
+	int open_advice; /* umt_advice given at open, applied to prev/next when mapped */
 
 	/* syscall.vtable / syscall.offsets */
 	const uint8_t *sys_records;
@@ -162,6 +170,7 @@ struct umt_trace {
 	 * release store and read with an acquire load; freed by close.
 	 */
 	_Atomic(uint64_t *) ins_checked;                  /* ins.c: 1 bit per checked row */
+	_Atomic(uint64_t *) exec_checked;                 /* exec.c: 1 bit per checked chunk */
 	_Atomic(struct umt_module_index *) module_index;  /* module.c */
 	_Atomic(umt_meta *) meta;                         /* meta.c */
 	int meta_status;                                  /* meta.c: 0, or the failed parse's code */
@@ -176,21 +185,13 @@ struct umt_trace {
 UMT_HIDDEN int64_t umt__trace_xed_date(const umt_trace *t);
 
 /* Releases of the lazily built state, called by umt_trace_close(). */
+UMT_HIDDEN void umt__exec_release(umt_trace *t);
 UMT_HIDDEN void umt__ins_release(umt_trace *t);
 UMT_HIDDEN void umt__module_release(umt_trace *t);
 UMT_HIDDEN void umt__meta_release(umt_trace *t);
 
 /** The exec.prev_next.column bytes, mapping them on first use; NULL on error. */
 UMT_HIDDEN const uint8_t *umt__prev_next(const umt_trace *t);
-
-/** Complemented minimum record sizes by type (see exec.c). */
-UMT_HIDDEN extern const uint64_t umt__rec_min_size_inv[256];
-
-/** Minimum size of a record of @p type; UINT64_MAX for unknown types. */
-static inline uint64_t umt__rec_min_size(uint8_t type)
-{
-	return ~umt__rec_min_size_inv[type];
-}
 
 /** Validates and fills a record view (shared by umt_exec_get and iterators). */
 UMT_HIDDEN int umt__exec_fill(const umt_trace *t, uint64_t id, uint64_t begin,

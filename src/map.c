@@ -144,6 +144,25 @@ void umt__map_buffer(const umt_buffer *b, struct umt_map *m)
 	m->size = b->size;
 }
 
+int umt__map_advise(const struct umt_map *m, int file, uint64_t off, uint64_t len, int advice)
+{
+	static const int how[] = {
+		[UMT_ADVISE_NORMAL] = MADV_NORMAL,         [UMT_ADVISE_SEQUENTIAL] = MADV_SEQUENTIAL,
+		[UMT_ADVISE_RANDOM] = MADV_RANDOM,         [UMT_ADVISE_WILLNEED] = MADV_WILLNEED,
+		[UMT_ADVISE_DONTNEED] = MADV_DONTNEED,
+	};
+	if (!m->mapped || off >= m->size || len == 0)
+		return 0;
+	if (len > m->size - off)
+		len = m->size - off;
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t start = (uintptr_t)(m->data + off) & ~(page - 1);
+	uintptr_t end = (uintptr_t)(m->data + off + len);
+	if (madvise((void *)start, end - start, how[advice]) != 0)
+		return umt__fail(UMT_E_IO, file, UMT_LOC_OFFSET, 0, off, "madvise: %s", strerror(errno));
+	return 0;
+}
+
 void umt__unmap(struct umt_map *m)
 {
 	if (m->mapped)

@@ -231,14 +231,30 @@ static umt_trace *trace_new(void)
 	pthread_mutex_init(&t->lazy_lock, NULL);
 	atomic_init(&t->prev_next, NULL);
 	atomic_init(&t->ins_checked, NULL);
+	atomic_init(&t->exec_checked, NULL);
 	atomic_init(&t->module_index, NULL);
 	atomic_init(&t->meta, NULL);
 	return t;
 }
 
+/* The umt_advice of open flags, or -1 for bad flags. */
+static int flags_advice(unsigned flags)
+{
+	switch (flags) {
+	case 0: return UMT_ADVISE_NORMAL;
+	case UMT_OPEN_SEQUENTIAL: return UMT_ADVISE_SEQUENTIAL;
+	case UMT_OPEN_RANDOM: return UMT_ADVISE_RANDOM;
+	default: return -1;
+	}
+}
+
 static int finish_open(umt_trace *t, umt_trace **out)
 {
 	int rc = check_all(t);
+	if (rc == 0 && t->open_advice != UMT_ADVISE_NORMAL) {
+		for (int f = UMT_FILE_EXEC_VTABLE; rc == 0 && f <= UMT_FILE_EXEC_OFFSETS; f++)
+			rc = umt__map_advise(&t->files[f], f, 0, t->files[f].size, t->open_advice);
+	}
 	if (rc < 0) {
 		umt_trace_close(t);
 		return rc;
@@ -249,12 +265,13 @@ static int finish_open(umt_trace *t, umt_trace **out)
 
 int umt_trace_open(const char *dir, unsigned flags, umt_trace **out)
 {
-	if (dir == NULL || out == NULL || flags != 0)
+	if (dir == NULL || out == NULL || flags_advice(flags) < 0)
 		return umt__failf(UMT_E_INVAL, "umt_trace_open: invalid argument");
 	*out = NULL;
 	umt_trace *t = trace_new();
 	if (t == NULL)
 		return umt__failf(UMT_E_NOMEM, "umt_trace_open: out of memory");
+	t->open_advice = flags_advice(flags);
 	t->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (t->dirfd < 0) {
 		int err = errno;
@@ -279,7 +296,7 @@ int umt_trace_open(const char *dir, unsigned flags, umt_trace **out)
 int umt_trace_open_mem(const umt_buffer files[UMT_FILE_COUNT], unsigned flags,
                        umt_trace **out)
 {
-	if (files == NULL || out == NULL || flags != 0)
+	if (files == NULL || out == NULL || flags_advice(flags) < 0)
 		return umt__failf(UMT_E_INVAL, "umt_trace_open_mem: invalid argument");
 	*out = NULL;
 	umt_trace *t = trace_new();
@@ -300,6 +317,7 @@ void umt_trace_close(umt_trace *t)
 {
 	if (t == NULL)
 		return;
+	umt__exec_release(t);
 	umt__ins_release(t);
 	umt__module_release(t);
 	umt__meta_release(t);
@@ -322,6 +340,9 @@ const uint8_t *umt__prev_next(const umt_trace *ct)
 	if (p == NULL && umt__map_later(t->dirfd, UMT_FILE_EXEC_PREV_NEXT,
 	                                &t->files[UMT_FILE_EXEC_PREV_NEXT]) == 0) {
 		p = t->files[UMT_FILE_EXEC_PREV_NEXT].data;
+		if (t->open_advice != UMT_ADVISE_NORMAL) /* a hint: failure to apply it is harmless */
+			umt__map_advise(&t->files[UMT_FILE_EXEC_PREV_NEXT], UMT_FILE_EXEC_PREV_NEXT, 0,
+			                t->files[UMT_FILE_EXEC_PREV_NEXT].size, t->open_advice);
 		atomic_store_explicit(&t->prev_next, p, memory_order_release);
 	}
 	pthread_mutex_unlock(&t->lazy_lock);

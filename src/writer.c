@@ -1,10 +1,11 @@
 /*
  * libumtrace - the trace writer.
  *
- * Streams a complete trace directory: records go straight to exec.vtable
- * and exec.offsets through large buffers (4 MiB writes by default, so the
- * page cache keeps the files in large folios, which later map with huge
- * pages). Memory use does not depend on the record count: the prev/next
+ * Streams a complete trace directory: records are assembled in place in
+ * the buffers of exec.vtable and exec.offsets (outfile.c), which a
+ * background thread writes 4 MiB at a time (so the page cache keeps the
+ * files in large folios, which later map with huge pages) while the caller
+ * produces the next records. Memory use does not depend on the record count: the prev/next
  * column is written through a window, and a link whose entry already left
  * the window is patched in place with one 8-byte pwrite (at most one per
  * thread per window). The instruction table spills its rows and extra area
@@ -19,19 +20,10 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "outfile.h"
 
 #define DEFAULT_BUFFER (4u << 20)
 #define MIN_BUFFER (64u << 10)
-
-/* ---- buffered output streams -------------------------------------------- */
-
-struct wstream {
-	int fd;
-	const char *name; /* file name in the trace directory */
-	uint8_t *buf;
-	size_t len, cap;
-	uint64_t flushed; /* bytes already written to fd */
-};
 
 static int io_fail(const char *name, const char *what)
 {
@@ -51,104 +43,6 @@ static int write_all(int fd, const char *name, const void *p, size_t n)
 		n -= (size_t)k;
 	}
 	return 0;
-}
-
-static int pwrite_all(int fd, const char *name, const void *p, size_t n, uint64_t at)
-{
-	const uint8_t *b = p;
-	while (n > 0) {
-		ssize_t k = pwrite(fd, b, n, (off_t)at);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return io_fail(name, "write");
-		b += k;
-		n -= (size_t)k;
-		at += (uint64_t)k;
-	}
-	return 0;
-}
-
-static int ws_open(struct wstream *s, int dirfd, const char *name, size_t cap)
-{
-	s->name = name;
-	s->len = 0;
-	s->flushed = 0;
-	s->cap = cap;
-	s->fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (s->fd < 0)
-		return io_fail(name, "create");
-	s->buf = malloc(cap);
-	if (s->buf == NULL)
-		return umt__failf(UMT_E_NOMEM, "%s: out of memory", name);
-	return 0;
-}
-
-static int ws_flush(struct wstream *s)
-{
-	if (s->len == 0)
-		return 0;
-	int rc = write_all(s->fd, s->name, s->buf, s->len);
-	s->flushed += s->len;
-	s->len = 0;
-	return rc;
-}
-
-static int ws_write(struct wstream *s, const void *p, size_t n)
-{
-	if (UMT_LIKELY(n <= s->cap - s->len)) {
-		memcpy(s->buf + s->len, p, n);
-		s->len += n;
-		return 0;
-	}
-	int rc = ws_flush(s);
-	if (rc < 0)
-		return rc;
-	if (n >= s->cap) { /* a large block (a memory dump): write it directly */
-		rc = write_all(s->fd, s->name, p, n);
-		s->flushed += n;
-		return rc;
-	}
-	memcpy(s->buf, p, n);
-	s->len = n;
-	return 0;
-}
-
-static int ws_zeros(struct wstream *s, size_t n)
-{
-	static const uint8_t zeros[256];
-	while (n > 0) {
-		size_t k = n < sizeof zeros ? n : sizeof zeros;
-		int rc = ws_write(s, zeros, k);
-		if (rc < 0)
-			return rc;
-		n -= k;
-	}
-	return 0;
-}
-
-static uint64_t ws_tell(const struct wstream *s)
-{
-	return s->flushed + s->len;
-}
-
-static void ws_release(struct wstream *s)
-{
-	if (s->fd >= 0)
-		close(s->fd);
-	s->fd = -1;
-	free(s->buf);
-	s->buf = NULL;
-}
-
-static int ws_close(struct wstream *s)
-{
-	int rc = ws_flush(s);
-	if (rc == 0 && close(s->fd) != 0)
-		rc = io_fail(s->name, "close");
-	s->fd = -1;
-	ws_release(s);
-	return rc;
 }
 
 /* ---- growable memory buffers -------------------------------------------- */
@@ -200,16 +94,17 @@ struct wthread {
 struct umt_writer {
 	int dirfd;
 	umt_writer_options opt;
+	struct umt_out *out; /* the I/O thread of every stream */
 	umt_context_map cmap;
 	bool records_with_context; /* the map can no longer change */
 
-	struct wstream vtable, offsets, prev_next;
+	struct umt_ostream vtable, offsets, prev_next;
 	uint64_t exec_count;
 
-	struct wstream ins_rows, ins_extra;
+	struct umt_ostream ins_rows, ins_extra;
 	int64_t ins_count;
 
-	struct wstream sys;
+	struct umt_ostream sys;
 	struct mbuf sys_index; /* umt_offset_size per ID; Offset 0 = not written */
 	int64_t sys_count;
 
@@ -256,12 +151,13 @@ void umt_writer_options_init(umt_writer_options *o, int flavour)
 
 static void release(umt_writer *w)
 {
-	ws_release(&w->vtable);
-	ws_release(&w->offsets);
-	ws_release(&w->prev_next);
-	ws_release(&w->ins_rows);
-	ws_release(&w->ins_extra);
-	ws_release(&w->sys);
+	umt__os_release(&w->vtable);
+	umt__os_release(&w->offsets);
+	umt__os_release(&w->prev_next);
+	umt__os_release(&w->ins_rows);
+	umt__os_release(&w->ins_extra);
+	umt__os_release(&w->sys);
+	umt__out_stop(w->out);
 	unlinkat(w->dirfd, TMP_INS_ROWS, 0);
 	unlinkat(w->dirfd, TMP_INS_EXTRA, 0);
 	free(w->sys_index.p);
@@ -294,17 +190,19 @@ static int check_options(const umt_writer_options *o)
 static int open_streams(umt_writer *w)
 {
 	size_t big = w->opt.buffer_size, small = MIN_BUFFER;
-	int rc;
-	if ((rc = ws_open(&w->vtable, w->dirfd, "exec.vtable", big)) < 0 ||
-	    (rc = ws_open(&w->offsets, w->dirfd, "exec.offsets", big)) < 0 ||
-	    (rc = ws_open(&w->prev_next, w->dirfd, "exec.prev_next.column", big)) < 0 ||
-	    (rc = ws_open(&w->ins_rows, w->dirfd, TMP_INS_ROWS, big)) < 0 ||
-	    (rc = ws_open(&w->ins_extra, w->dirfd, TMP_INS_EXTRA, big)) < 0 ||
-	    (rc = ws_open(&w->sys, w->dirfd, "syscall.vtable", small)) < 0)
+	size_t mid = big < (1u << 20) ? big : (1u << 20); /* the instruction table is smaller */
+	int rc = umt__out_start(&w->out);
+	if (rc < 0 ||
+	    (rc = umt__os_open(w->out, &w->vtable, w->dirfd, "exec.vtable", big)) < 0 ||
+	    (rc = umt__os_open(w->out, &w->offsets, w->dirfd, "exec.offsets", big)) < 0 ||
+	    (rc = umt__os_open(w->out, &w->prev_next, w->dirfd, "exec.prev_next.column", big)) < 0 ||
+	    (rc = umt__os_open(w->out, &w->ins_rows, w->dirfd, TMP_INS_ROWS, mid)) < 0 ||
+	    (rc = umt__os_open(w->out, &w->ins_extra, w->dirfd, TMP_INS_EXTRA, mid)) < 0 ||
+	    (rc = umt__os_open(w->out, &w->sys, w->dirfd, "syscall.vtable", small)) < 0)
 		return rc;
 	/* Headers are rewritten by finish(); reserve their bytes now. */
-	if ((rc = ws_zeros(&w->vtable, sizeof(umt_exec_vtable_header))) < 0 ||
-	    (rc = ws_zeros(&w->sys, sizeof(umt_syscall_vtable_header))) < 0)
+	if ((rc = umt__os_zeros(&w->vtable, sizeof(umt_exec_vtable_header))) < 0 ||
+	    (rc = umt__os_zeros(&w->sys, sizeof(umt_syscall_vtable_header))) < 0)
 		return rc;
 	return 0;
 }
@@ -318,7 +216,7 @@ int umt_writer_open(const char *dir, const umt_writer_options *o, umt_writer **o
 	if (w == NULL)
 		return umt__failf(UMT_E_NOMEM, "umt_writer_open: out of memory");
 	w->dirfd = -1;
-	struct wstream *streams[] = {&w->vtable, &w->offsets, &w->prev_next,
+	struct umt_ostream *streams[] = {&w->vtable, &w->offsets, &w->prev_next,
 	                             &w->ins_rows, &w->ins_extra, &w->sys};
 	for (size_t i = 0; i < sizeof streams / sizeof streams[0]; i++)
 		streams[i]->fd = -1;
@@ -386,7 +284,8 @@ int umt_writer_add_thread(umt_writer *w, int32_t win_tid, int64_t tib_addr, int3
 
 /*
  * Appends the prev/next entry of record @p id of @p thread (-1: none) and
- * links the thread's previous record to it, in the window or in the file.
+ * links the thread's previous record to it: in the buffer while its entry
+ * is still there, else by a patch queued after that buffer's write.
  */
 static int link_record(umt_writer *w, uint64_t id, int32_t thread, uint8_t type)
 {
@@ -397,13 +296,9 @@ static int link_record(umt_writer *w, uint64_t id, int32_t thread, uint8_t type)
 		if (th->last >= 0) {
 			uint64_t at = (uint64_t)th->last * sizeof e + offsetof(umt_prev_next, Next);
 			int64_t next = (int64_t)id;
-			if (at >= w->prev_next.flushed) {
-				memcpy(w->prev_next.buf + (at - w->prev_next.flushed), &next, sizeof next);
-			} else {
-				int rc = pwrite_all(w->prev_next.fd, w->prev_next.name, &next, sizeof next, at);
-				if (rc < 0)
-					return rc;
-			}
+			int rc = umt__os_patch(&w->prev_next, at, &next, sizeof next);
+			if (rc < 0)
+				return rc;
 		} else {
 			th->first = (int64_t)id;
 		}
@@ -411,16 +306,21 @@ static int link_record(umt_writer *w, uint64_t id, int32_t thread, uint8_t type)
 		th->last_type = type;
 		th->count++;
 	}
-	return ws_write(&w->prev_next, &e, sizeof e);
+	uint8_t *p = umt__os_reserve(&w->prev_next, sizeof e);
+	if (p == NULL)
+		return UMT_E_IO;
+	memcpy(p, &e, sizeof e);
+	return 0;
 }
 
 /* Appends the offset of the next record, then links it into its thread. */
 static int begin_record(umt_writer *w, int32_t thread, uint8_t type)
 {
-	uint64_t at = ws_tell(&w->vtable);
-	int rc = ws_write(&w->offsets, &at, sizeof at);
-	if (rc < 0)
-		return rc;
+	uint64_t at = umt__os_tell(&w->vtable);
+	uint8_t *p = umt__os_reserve(&w->offsets, sizeof at);
+	if (p == NULL)
+		return UMT_E_IO;
+	memcpy(p, &at, sizeof at);
 	return link_record(w, w->exec_count, thread, type);
 }
 
@@ -439,66 +339,102 @@ static int write_context(umt_writer *w, const umt_context_desc *c)
 		                  c->regs_size, dump);
 	uint64_t regs_fp = sizeof(umt_rm_context) + (uint64_t)c->mem_count * sizeof(umt_context_mem);
 	umt_rm_context h = {.MemCount = (int32_t)c->mem_count, .RegsFP = (int64_t)regs_fp};
-	int rc = ws_write(&w->vtable, &h, sizeof h);
+	int rc = umt__os_write(&w->vtable, &h, sizeof h);
 	uint64_t data_fp = regs_fp + dump;
 	for (uint32_t i = 0; rc == 0 && i < c->mem_count; i++) {
 		umt_context_mem m = {(int64_t)c->mem[i].address, (int64_t)c->mem[i].size,
 		                     (int64_t)data_fp};
 		data_fp += c->mem[i].size;
-		rc = ws_write(&w->vtable, &m, sizeof m);
+		rc = umt__os_write(&w->vtable, &m, sizeof m);
 	}
 	if (rc == 0)
-		rc = c->regs ? ws_write(&w->vtable, c->regs, dump) : ws_zeros(&w->vtable, dump);
+		rc = c->regs ? umt__os_write(&w->vtable, c->regs, dump) : umt__os_zeros(&w->vtable, dump);
 	for (uint32_t i = 0; rc == 0 && i < c->mem_count; i++)
-		rc = ws_write(&w->vtable, c->mem[i].data, c->mem[i].size);
+		rc = umt__os_write(&w->vtable, c->mem[i].data, c->mem[i].size);
 	w->records_with_context = true;
 	return rc;
 }
 
-int umt_writer_add_exec(umt_writer *w, const umt_exec_desc *d, uint64_t *id)
+/* Size of a record without a context, or 0 for types that carry one. */
+static uint64_t plain_size(const umt_exec_desc *d)
 {
-	if (w == NULL || d == NULL)
-		return umt__failf(UMT_E_INVAL, "umt_writer_add_exec: invalid argument");
-	if (d->type >= UMT_REC_TYPE_LIMIT || umt__rec_min_size(d->type) == UINT64_MAX)
-		return umt__failf(UMT_E_INVAL, "umt_writer_add_exec: unknown record type %u", d->type);
-	if (d->thread_id < 0 || d->thread_id >= w->thread_count)
-		return umt__failf(UMT_E_INVAL, "umt_writer_add_exec: thread %d was not declared",
-		                  d->thread_id);
-	if (d->type == UMT_REC_INSTRUCTION && d->lc_size > 0 && d->lc == NULL)
-		return umt__failf(UMT_E_INVAL, "umt_writer_add_exec: local context missing");
-	int rc = begin_record(w, d->thread_id, d->type);
-	if (rc < 0)
-		return rc;
+	switch (d->type) {
+	case UMT_REC_INSTRUCTION: return sizeof(umt_exec_ins) + d->lc_size;
+	case UMT_REC_THREAD_END:
+	case UMT_REC_APP_END: return sizeof(umt_exec_exit);
+	case UMT_REC_SYSCALL_SKIPPED: return sizeof(umt_exec_skipped);
+	default: return 0;
+	}
+}
+
+/* Writes a record without a context in place in the buffer: one bounds check. */
+static int write_plain(umt_writer *w, const umt_exec_desc *d, uint64_t size)
+{
+	uint8_t *p = umt__os_reserve(&w->vtable, size);
+	if (p == NULL)
+		return UMT_E_IO;
 	umt_exec_rec_hdr h = {d->thread_id, d->type, d->flags};
-	rc = ws_write(&w->vtable, &h, sizeof h);
+	memcpy(p, &h, sizeof h);
+	p += sizeof h;
+	switch (d->type) {
+	case UMT_REC_INSTRUCTION:
+		memcpy(p, &d->ins_id, sizeof d->ins_id);
+		if (d->lc_size)
+			memcpy(p + sizeof d->ins_id, d->lc, d->lc_size);
+		break;
+	case UMT_REC_SYSCALL_SKIPPED:
+		memcpy(p, &d->syscall_id, sizeof d->syscall_id);
+		break;
+	default:
+		memcpy(p, &d->exit_code, sizeof d->exit_code);
+		break;
+	}
+	return 0;
+}
+
+/* Writes a record piece by piece: contexts, and records larger than the buffer. */
+static int write_pieces(umt_writer *w, const umt_exec_desc *d)
+{
+	umt_exec_rec_hdr h = {d->thread_id, d->type, d->flags};
+	int rc = umt__os_write(&w->vtable, &h, sizeof h);
 	switch (d->type) {
 	case UMT_REC_INSTRUCTION:
 		if (rc == 0)
-			rc = ws_write(&w->vtable, &d->ins_id, sizeof d->ins_id);
+			rc = umt__os_write(&w->vtable, &d->ins_id, sizeof d->ins_id);
 		if (rc == 0 && d->lc_size)
-			rc = ws_write(&w->vtable, d->lc, d->lc_size);
-		break;
-	case UMT_REC_THREAD_END:
-	case UMT_REC_APP_END:
-		if (rc == 0)
-			rc = ws_write(&w->vtable, &d->exit_code, sizeof d->exit_code);
+			rc = umt__os_write(&w->vtable, d->lc, d->lc_size);
 		break;
 	case UMT_REC_SYSCALL_ENTRY:
 	case UMT_REC_SYSCALL_EXIT:
 		if (rc == 0)
-			rc = ws_write(&w->vtable, &d->syscall_id, sizeof d->syscall_id);
+			rc = umt__os_write(&w->vtable, &d->syscall_id, sizeof d->syscall_id);
 		if (rc == 0)
 			rc = write_context(w, d->context);
-		break;
-	case UMT_REC_SYSCALL_SKIPPED:
-		if (rc == 0)
-			rc = ws_write(&w->vtable, &d->syscall_id, sizeof d->syscall_id);
 		break;
 	default: /* thread begin, context changes */
 		if (rc == 0)
 			rc = write_context(w, d->context);
 		break;
 	}
+	return rc;
+}
+
+int umt_writer_add_exec(umt_writer *w, const umt_exec_desc *d, uint64_t *id)
+{
+	if (UMT_UNLIKELY(w == NULL || d == NULL))
+		return umt__failf(UMT_E_INVAL, "umt_writer_add_exec: invalid argument");
+	if (UMT_UNLIKELY(d->type >= UMT_REC_TYPE_LIMIT || umt_rec_min_size(d->type) == UINT64_MAX))
+		return umt__failf(UMT_E_INVAL, "umt_writer_add_exec: unknown record type %u", d->type);
+	if (UMT_UNLIKELY(d->thread_id < 0 || d->thread_id >= w->thread_count))
+		return umt__failf(UMT_E_INVAL, "umt_writer_add_exec: thread %d was not declared",
+		                  d->thread_id);
+	if (UMT_UNLIKELY(d->type == UMT_REC_INSTRUCTION && d->lc_size > 0 && d->lc == NULL))
+		return umt__failf(UMT_E_INVAL, "umt_writer_add_exec: local context missing");
+	int rc = begin_record(w, d->thread_id, d->type);
+	if (rc < 0)
+		return rc;
+	uint64_t size = plain_size(d);
+	rc = size && size <= w->vtable.cap ? write_plain(w, d, size) : write_pieces(w, d);
 	if (rc < 0)
 		return rc;
 	if (id)
@@ -520,7 +456,7 @@ int umt_writer_add_exec_raw(umt_writer *w, const void *bytes, uint64_t size, uin
 	}
 	int rc = begin_record(w, thread, type);
 	if (rc == 0 && size)
-		rc = ws_write(&w->vtable, bytes, size);
+		rc = umt__os_write(&w->vtable, bytes, size);
 	if (rc < 0)
 		return rc;
 	if (id)
@@ -539,10 +475,10 @@ int umt_writer_add_disasm(umt_writer *w, const char *text, int64_t *fp)
 	if (n > INT16_MAX)
 		return umt__failf(UMT_E_INVAL, "umt_writer_add_disasm: string of %zu bytes", n);
 	int16_t len = (int16_t)n;
-	*fp = (int64_t)ws_tell(&w->ins_extra);
-	int rc = ws_write(&w->ins_extra, &len, sizeof len);
+	*fp = (int64_t)umt__os_tell(&w->ins_extra);
+	int rc = umt__os_write(&w->ins_extra, &len, sizeof len);
 	if (rc == 0)
-		rc = ws_write(&w->ins_extra, text, n + 1);
+		rc = umt__os_write(&w->ins_extra, text, n + 1);
 	return rc;
 }
 
@@ -551,10 +487,10 @@ int umt_writer_add_decoded(umt_writer *w, const umt_decoded_ins *d, const umt_lc
 {
 	if (w == NULL || d == NULL || fp == NULL || (d->LCCount > 0 && slots == NULL))
 		return umt__failf(UMT_E_INVAL, "umt_writer_add_decoded: invalid argument");
-	*fp = (int64_t)ws_tell(&w->ins_extra);
-	int rc = ws_write(&w->ins_extra, d, sizeof *d);
+	*fp = (int64_t)umt__os_tell(&w->ins_extra);
+	int rc = umt__os_write(&w->ins_extra, d, sizeof *d);
 	if (rc == 0 && d->LCCount)
-		rc = ws_write(&w->ins_extra, slots, (size_t)d->LCCount * sizeof *slots);
+		rc = umt__os_write(&w->ins_extra, slots, (size_t)d->LCCount * sizeof *slots);
 	return rc;
 }
 
@@ -564,7 +500,7 @@ int umt_writer_add_ins(umt_writer *w, const umt_ins_rec *row, int64_t *id)
 		return umt__failf(UMT_E_INVAL, "umt_writer_add_ins: invalid argument");
 	umt_ins_rec r = *row;
 	r.ID = w->ins_count;
-	int rc = ws_write(&w->ins_rows, &r, sizeof r);
+	int rc = umt__os_write(&w->ins_rows, &r, sizeof r);
 	if (rc < 0)
 		return rc;
 	if (id)
@@ -592,7 +528,7 @@ int umt_writer_add_syscall(umt_writer *w, int64_t id, const umt_syscall_desc *d)
 	if (slot->Offset != 0)
 		return umt__failf(UMT_E_INVAL, "umt_writer_add_syscall: syscall %lld written twice",
 		                  (long long)id);
-	uint64_t at = ws_tell(&w->sys);
+	uint64_t at = umt__os_tell(&w->sys);
 	uint64_t args_fp = sizeof(umt_syscall_rec);
 	uint64_t extras_fp = args_fp + (uint64_t)d->arg_count * 8;
 	umt_syscall_rec r = {
@@ -603,15 +539,15 @@ int umt_writer_add_syscall(umt_writer *w, int64_t id, const umt_syscall_desc *d)
 		.ArgsFP = (int64_t)(d->args_fp_absolute ? at + args_fp : args_fp),
 		.ExtrasFP = (int64_t)extras_fp,
 	};
-	int rc = ws_write(&w->sys, &r, sizeof r);
+	int rc = umt__os_write(&w->sys, &r, sizeof r);
 	if (rc == 0 && d->arg_count)
-		rc = ws_write(&w->sys, d->args, (size_t)d->arg_count * 8);
+		rc = umt__os_write(&w->sys, d->args, (size_t)d->arg_count * 8);
 	if (rc == 0 && d->extras_size)
-		rc = ws_write(&w->sys, d->extras, d->extras_size);
+		rc = umt__os_write(&w->sys, d->extras, d->extras_size);
 	if (rc < 0)
 		return rc;
 	slot->Offset = (int64_t)at;
-	slot->Size = (int64_t)(ws_tell(&w->sys) - at);
+	slot->Size = (int64_t)(umt__os_tell(&w->sys) - at);
 	if (id >= w->sys_count)
 		w->sys_count = id + 1;
 	return 0;
@@ -709,27 +645,28 @@ static int write_file(umt_writer *w, const char *name, const void *a, size_t an,
 	return rc;
 }
 
-/* Copies temporary file @p tmp (already flushed) to the end of @p out. */
-static int append_file(umt_writer *w, struct wstream *out, const char *tmp)
+/* Copies temporary file @p tmp (already closed) to the end of @p out. */
+static int append_file(umt_writer *w, struct umt_ostream *out, const char *tmp)
 {
 	int fd = openat(w->dirfd, tmp, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return io_fail(tmp, "open");
-	int rc = ws_flush(out);
+	int rc = 0;
 	for (;;) {
-		if (rc < 0)
-			break;
-		ssize_t k = read(fd, out->buf, out->cap);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			rc = io_fail(tmp, "read");
+		/* read straight into the stream's buffer, then keep what came */
+		uint8_t *dst = umt__os_reserve(out, out->cap);
+		if (dst == NULL) {
+			rc = UMT_E_IO;
 			break;
 		}
-		if (k == 0)
+		ssize_t k = read(fd, dst, out->cap);
+		out->len -= out->cap - (k > 0 ? (size_t)k : 0);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			rc = io_fail(tmp, "read");
+		if (k <= 0)
 			break;
-		out->len = (size_t)k;
-		rc = ws_flush(out);
 	}
 	close(fd);
 	return rc;
@@ -737,46 +674,44 @@ static int append_file(umt_writer *w, struct wstream *out, const char *tmp)
 
 static int finish_exec(umt_writer *w)
 {
-	uint64_t end = ws_tell(&w->vtable);
-	int rc = ws_write(&w->offsets, &end, sizeof end);
+	uint64_t end = umt__os_tell(&w->vtable);
+	int rc = umt__os_write(&w->offsets, &end, sizeof end);
 	umt_exec_vtable_header h = {.Version = w->opt.exec_version,
 	                            .RecordCount = (int64_t)w->exec_count};
+	if (rc == 0) /* after the write of the buffer that held the placeholder */
+		rc = umt__os_patch(&w->vtable, 0, &h, sizeof h);
 	if (rc == 0)
-		rc = ws_flush(&w->vtable);
+		rc = umt__os_close(&w->vtable);
 	if (rc == 0)
-		rc = pwrite_all(w->vtable.fd, w->vtable.name, &h, sizeof h, 0);
+		rc = umt__os_close(&w->offsets);
 	if (rc == 0)
-		rc = ws_close(&w->vtable);
-	if (rc == 0)
-		rc = ws_close(&w->offsets);
-	if (rc == 0)
-		rc = ws_close(&w->prev_next);
+		rc = umt__os_close(&w->prev_next);
 	return rc;
 }
 
 static int finish_ins(umt_writer *w)
 {
-	uint64_t rows = ws_tell(&w->ins_rows), extra = ws_tell(&w->ins_extra);
-	int rc = ws_close(&w->ins_rows);
+	uint64_t rows = umt__os_tell(&w->ins_rows), extra = umt__os_tell(&w->ins_extra);
+	int rc = umt__os_close(&w->ins_rows);
 	if (rc == 0)
-		rc = ws_close(&w->ins_extra);
-	struct wstream out = {.fd = -1};
+		rc = umt__os_close(&w->ins_extra);
+	struct umt_ostream out = {.fd = -1};
 	if (rc == 0)
-		rc = ws_open(&out, w->dirfd, "ins.itable", w->opt.buffer_size);
+		rc = umt__os_open(w->out, &out, w->dirfd, "ins.itable", w->opt.buffer_size);
 	umt_extra_table_header h = {
 		.HeaderVer = 0, .RecordVer = w->opt.ins_record_version, .RowCount = w->ins_count,
 		.RowSize = sizeof(umt_ins_rec), .TableFP = sizeof h,
 		.ExtraFP = (int64_t)(sizeof h + rows), .ExtraSize = (int64_t)extra,
 	};
 	if (rc == 0)
-		rc = ws_write(&out, &h, sizeof h);
+		rc = umt__os_write(&out, &h, sizeof h);
 	if (rc == 0)
 		rc = append_file(w, &out, TMP_INS_ROWS);
 	if (rc == 0)
 		rc = append_file(w, &out, TMP_INS_EXTRA);
 	if (rc == 0)
-		rc = ws_close(&out);
-	ws_release(&out);
+		rc = umt__os_close(&out);
+	umt__os_release(&out);
 	return rc;
 }
 
@@ -788,11 +723,9 @@ static int finish_syscalls(umt_writer *w)
 			return umt__failf(UMT_E_CORRUPT, "writer: syscall %lld was never written (%lld syscalls)",
 			                  (long long)i, (long long)w->sys_count);
 	umt_syscall_vtable_header h = {0, w->opt.unified_ids_version, w->sys_count};
-	int rc = ws_flush(&w->sys);
+	int rc = umt__os_patch(&w->sys, 0, &h, sizeof h);
 	if (rc == 0)
-		rc = pwrite_all(w->sys.fd, w->sys.name, &h, sizeof h, 0);
-	if (rc == 0)
-		rc = ws_close(&w->sys);
+		rc = umt__os_close(&w->sys);
 	if (rc == 0)
 		rc = write_file(w, "syscall.offsets", idx, (size_t)w->sys_count * sizeof *idx, NULL, 0);
 	return rc;

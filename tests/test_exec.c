@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "fixture.h"
+#include "internal.h"
 #include "std_trace.h"
 
 static umt_trace *open_hm(struct fx_trace *t)
@@ -71,7 +72,7 @@ static void test_handmade_typed(void **state)
 	umt_trace *tr = open_hm(&t);
 	umt_rec r;
 	int64_t ins_id = -5, sys;
-	const uint8_t *lc;
+	const uint8_t *lc = NULL;
 	uint64_t lc_size;
 	int32_t code;
 
@@ -573,6 +574,252 @@ static void test_std_2014(void **state)
 	check_std_trace(UMT_FLAVOUR_2014);
 }
 
+/* ---- parallel ranges, batched lookups, access hints ---- */
+
+/* Expected bounds by brute force: the first record at or after k/n of the bytes. */
+static void expect_split(umt_trace *tr, const uint64_t *off, uint64_t count, unsigned n)
+{
+	uint64_t bounds[130];
+	assert_true(n < 129);
+	assert_int_equal(umt_exec_split(tr, n, bounds), 0);
+	assert_int_equal(bounds[0], 0);
+	assert_int_equal(bounds[n], count);
+	uint64_t bytes = off[count] - off[0]; /* small: no overflow below */
+	for (unsigned k = 1; k < n; k++) {
+		uint64_t target = off[0] + bytes * k / n, want = 0;
+		while (want < count && off[want] < target)
+			want++;
+		assert_int_equal(bounds[k], want);
+		assert_true(bounds[k] >= bounds[k - 1]);
+	}
+}
+
+static void test_split(void **state)
+{
+	(void)state;
+	struct fx_trace t;
+	fx_handmade(&t);
+	umt_trace *tr = open_hm(&t);
+	for (unsigned n = 1; n <= 20; n++)
+		expect_split(tr, fx_hm_offsets, FX_HM_RECORDS, n);
+	uint64_t b[4];
+	assert_int_equal(umt_exec_split(tr, 3, b), 0);
+	assert_int_equal(b[1], 4); /* 1/3 of 484 bytes: offset 177; record 4 starts at 200 */
+	assert_int_equal(umt_exec_split(tr, 0, b), UMT_E_INVAL);
+	assert_int_equal(umt_exec_split(NULL, 3, b), UMT_E_INVAL);
+	assert_int_equal(umt_exec_split(tr, 3, NULL), UMT_E_INVAL);
+	umt_trace_close(tr);
+	/* corrupt, decreasing offsets: ranges stay ordered and cover every record once */
+	fx_put64(t.data[UMT_FILE_EXEC_OFFSETS] + 8 * 7, 20);
+	fx_put64(t.data[UMT_FILE_EXEC_OFFSETS] + 8 * 3, 490);
+	tr = open_hm(&t);
+	uint64_t c[9];
+	assert_int_equal(umt_exec_split(tr, 8, c), 0);
+	assert_int_equal(c[0], 0);
+	assert_int_equal(c[8], FX_HM_RECORDS);
+	for (int k = 1; k <= 8; k++)
+		assert_true(c[k] >= c[k - 1]);
+	umt_trace_close(tr);
+	fx_free(&t);
+}
+
+static void test_get_batch(void **state)
+{
+	(void)state;
+	struct fx_trace t;
+	fx_handmade(&t);
+	fx_put64(t.data[UMT_FILE_EXEC_OFFSETS] + 8 * 6, 600); /* records 5 and 6 bad */
+	umt_trace *tr = open_hm(&t);
+	uint64_t ids[60];
+	umt_rec got[60];
+	for (int i = 0; i < 60; i++)
+		ids[i] = (uint64_t)(i * 7919) % 17; /* 14..16 are out of range */
+	int rc = umt_exec_get_batch(tr, ids, 60, got);
+	int first = 0;
+	for (int i = 0; i < 60; i++) {
+		umt_rec want;
+		int w = umt_exec_get(tr, ids[i], &want);
+		if (w < 0) {
+			if (first == 0)
+				first = w;
+			assert_null(got[i].data);
+			continue;
+		}
+		assert_ptr_equal(got[i].data, want.data);
+		assert_int_equal(got[i].id, want.id);
+		assert_int_equal(got[i].size, want.size);
+		assert_int_equal(got[i].type, want.type);
+		assert_int_equal(got[i].thread_id, want.thread_id);
+	}
+	assert_int_not_equal(first, 0);
+	assert_int_equal(rc, first);
+	/* all good: 0 */
+	uint64_t good[3] = {13, 0, 7};
+	assert_int_equal(umt_exec_get_batch(tr, good, 3, got), 0);
+	assert_int_equal(got[0].type, UMT_REC_APP_END);
+	assert_int_equal(got[2].type, UMT_REC_SYSCALL_SKIPPED);
+	assert_int_equal(umt_exec_get_batch(tr, good, 0, NULL), 0);
+	assert_int_equal(umt_exec_get_batch(tr, NULL, 3, got), UMT_E_INVAL);
+	umt_trace_close(tr);
+	fx_free(&t);
+}
+
+static void test_advise(void **state)
+{
+	(void)state;
+	char *dir = fx_tmpdir();
+	assert_int_equal(fx_write_standard(dir, UMT_FLAVOUR_2015), 0);
+	static const unsigned flags[] = {0, UMT_OPEN_SEQUENTIAL, UMT_OPEN_RANDOM};
+	for (int f = 0; f < 3; f++) {
+		umt_trace *tr;
+		assert_int_equal(umt_trace_open(dir, flags[f], &tr), 0);
+		for (int a = UMT_ADVISE_NORMAL; a <= UMT_ADVISE_DONTNEED; a++) {
+			assert_int_equal(umt_exec_advise(tr, 0, STD_RECORDS, a), 0);
+			assert_int_equal(umt_exec_advise(tr, 5, 9, a), 0);
+			for (int file = 0; file < UMT_FILE_COUNT; file++)
+				assert_int_equal(umt_trace_advise(tr, file, a), 0);
+		}
+		/* after DONTNEED the data reads back the same (the page cache keeps it) */
+		umt_rec r;
+		assert_int_equal(umt_exec_get(tr, 39, &r), 0);
+		assert_int_equal(r.type, UMT_REC_APP_END);
+		int64_t p, n;
+		assert_int_equal(umt_exec_links(tr, 39, &p, &n), 0); /* maps prev/next */
+		assert_int_equal(umt_exec_advise(tr, 0, STD_RECORDS, UMT_ADVISE_RANDOM), 0);
+		umt_exec_iter it;
+		assert_int_equal(umt_exec_iter_init(&it, tr, 3, 30), 0);
+		assert_int_equal(umt_exec_iter_advise(&it, UMT_ADVISE_SEQUENTIAL), 0);
+		assert_int_equal(umt_exec_advise(tr, 0, STD_RECORDS + 1, 0), UMT_E_RANGE);
+		assert_int_equal(umt_exec_advise(tr, 9, 5, 0), UMT_E_RANGE);
+		assert_int_equal(umt_exec_advise(tr, 0, 1, 5), UMT_E_INVAL);
+		assert_int_equal(umt_exec_advise(tr, 0, 1, -1), UMT_E_INVAL);
+		assert_int_equal(umt_trace_advise(tr, UMT_FILE_COUNT, 0), UMT_E_INVAL);
+		assert_int_equal(umt_exec_advise(NULL, 0, 1, 0), UMT_E_INVAL);
+		umt_trace_close(tr);
+	}
+	/* from memory: hints are accepted and do nothing */
+	struct fx_trace t;
+	fx_handmade(&t);
+	umt_trace *tr;
+	fx_sync(&t);
+	assert_int_equal(umt_trace_open_mem(t.buf, UMT_OPEN_RANDOM, &tr), 0);
+	assert_int_equal(umt_exec_advise(tr, 0, FX_HM_RECORDS, UMT_ADVISE_WILLNEED), 0);
+	umt_trace_close(tr);
+	fx_free(&t);
+	fx_rmtree(dir);
+	free(dir);
+}
+
+/* ---- block iteration ---- */
+
+/* Walks [begin, end) in blocks of at most @p max; returns good and bad counts. */
+static void walk_blocks(umt_trace *tr, uint64_t begin, uint64_t end, uint32_t max, int *good,
+                        int *bad)
+{
+	umt_exec_iter it;
+	umt_exec_block b;
+	assert_int_equal(umt_exec_iter_init(&it, tr, begin, end), 0);
+	*good = *bad = 0;
+	uint64_t expect = begin;
+	int n;
+	while ((n = umt_exec_iter_next_block(&it, &b, max)) != 0) {
+		if (n < 0) {
+			(*bad)++;
+			expect++;
+			continue;
+		}
+		assert_true((uint32_t)n <= max);
+		assert_int_equal(b.first, expect);
+		for (int i = 0; i < n; i++) {
+			umt_rec want, got;
+			assert_int_equal(umt_exec_get(tr, b.first + (uint64_t)i, &want), 0);
+			umt_block_rec(&b, (uint32_t)i, &got);
+			assert_memory_equal(&got, &want, sizeof got);
+			assert_ptr_equal(umt_block_data(&b, (uint32_t)i), want.data);
+			assert_int_equal(umt_block_size(&b, (uint32_t)i), want.size);
+		}
+		*good += n;
+		expect += (uint64_t)n;
+	}
+	assert_int_equal(expect, end);
+}
+
+static void test_blocks(void **state)
+{
+	(void)state;
+	struct fx_trace t;
+	fx_handmade(&t);
+	umt_trace *tr = open_hm(&t);
+	int good, bad;
+	for (uint32_t max = 1; max <= 20; max++) {
+		walk_blocks(tr, 0, FX_HM_RECORDS, max, &good, &bad);
+		assert_int_equal(good, FX_HM_RECORDS);
+		assert_int_equal(bad, 0);
+	}
+	walk_blocks(tr, 3, 9, 4, &good, &bad);
+	assert_int_equal(good, 6);
+	umt_exec_iter it;
+	umt_exec_block b;
+	umt_exec_iter_init(&it, tr, 0, UINT64_MAX);
+	assert_int_equal(umt_exec_iter_next_block(&it, &b, 0), UMT_E_INVAL);
+	assert_int_equal(umt_exec_iter_next_block(NULL, &b, 4), UMT_E_INVAL);
+	assert_int_equal(umt_exec_iter_next_block(&it, NULL, 4), UMT_E_INVAL);
+	umt_trace_close(tr);
+	/* bad records end a block; the next call reports them, as the record iterator does */
+	uint8_t *o = t.data[UMT_FILE_EXEC_OFFSETS], *v = t.data[UMT_FILE_EXEC_VTABLE];
+	fx_put64(o + 8 * 3, 90);
+	fx_put64(o + 8 * 6, 600);
+	fx_put64(o + 8 * 9, 4);
+	v[fx_hm_offsets[12] + 4] = 7;
+	tr = open_hm(&t);
+	walk_blocks(tr, 0, FX_HM_RECORDS, 64, &good, &bad);
+	assert_int_equal(bad, 6);
+	assert_int_equal(good, FX_HM_RECORDS - 6);
+	umt_exec_iter_init(&it, tr, 12, 13);
+	assert_int_equal(umt_exec_iter_next_block(&it, &b, 8), UMT_E_TYPE);
+	assert_non_null(strstr(umt_errmsg(), "exec.vtable: record 12"));
+	assert_int_equal(umt_exec_iter_next_block(&it, &b, 8), 0);
+	umt_trace_close(tr);
+	fx_free(&t);
+}
+
+/* Whole chunks of 4096 good records are remembered; runs stop at chunk ends. */
+static void test_block_chunks(void **state)
+{
+	(void)state;
+	enum { N = 10000 };
+	char *dir = fx_tmpdir();
+	umt_writer *w;
+	assert_int_equal(umt_writer_open(dir, NULL, &w), 0);
+	assert_int_equal(umt_writer_add_thread(w, 1, 0, NULL), 0);
+	for (int i = 0; i < N; i++) {
+		umt_exec_desc d = {.type = UMT_REC_THREAD_END, .exit_code = i};
+		assert_int_equal(umt_writer_add_exec(w, &d, NULL), 0);
+	}
+	assert_int_equal(umt_writer_finish(w), 0);
+	umt_trace *tr;
+	assert_int_equal(umt_trace_open(dir, 0, &tr), 0);
+	umt_exec_iter it;
+	umt_exec_block b;
+	/* an unaligned range: the first run ends at the chunk boundary */
+	umt_exec_iter_init(&it, tr, 100, 5000);
+	assert_int_equal(umt_exec_iter_next_block(&it, &b, 8192), 4096 - 100);
+	assert_int_equal(umt_exec_iter_next_block(&it, &b, 8192), 5000 - 4096);
+	assert_int_equal(umt_exec_iter_next_block(&it, &b, 8192), 0);
+	const uint64_t *bits = atomic_load(&tr->exec_checked);
+	assert_non_null(bits);
+	assert_int_equal(bits[0], 0); /* no whole chunk was checked */
+	int good, bad;
+	walk_blocks(tr, 0, N, 4096, &good, &bad);
+	assert_int_equal(good, N);
+	assert_int_equal(bits[0], 3); /* chunks 0 and 1; chunk 2 holds only 1808 records */
+	walk_blocks(tr, 0, N, 4096, &good, &bad); /* the remembered chunks read the same */
+	assert_int_equal(good, N);
+	umt_trace_close(tr);
+	fx_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -588,6 +835,11 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_std_2015),
 		cmocka_unit_test(test_std_2014),
+		cmocka_unit_test(test_split),
+		cmocka_unit_test(test_get_batch),
+		cmocka_unit_test(test_advise),
+		cmocka_unit_test(test_blocks),
+		cmocka_unit_test(test_block_chunks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -90,7 +90,9 @@ static void test_invalid_arguments(void **state)
 	fx_handmade(&t);
 	assert_int_equal(umt_trace_open(NULL, 0, &tr), UMT_E_INVAL);
 	assert_int_equal(umt_trace_open("/tmp", 0, NULL), UMT_E_INVAL);
-	assert_int_equal(umt_trace_open("/tmp", 1, &tr), UMT_E_INVAL);
+	assert_int_equal(umt_trace_open("/tmp", UMT_OPEN_SEQUENTIAL | UMT_OPEN_RANDOM, &tr),
+	                 UMT_E_INVAL);
+	assert_int_equal(umt_trace_open("/tmp", 0x100, &tr), UMT_E_INVAL);
 	assert_int_equal(umt_trace_open_mem(NULL, 0, &tr), UMT_E_INVAL);
 	assert_int_equal(umt_trace_open_mem(t.buf, 0, NULL), UMT_E_INVAL);
 	assert_int_equal(umt_trace_get_info(NULL, NULL), UMT_E_INVAL);

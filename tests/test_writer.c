@@ -9,6 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "fixture.h"
@@ -372,6 +376,48 @@ static void test_abort_leaves_no_temp(void **state)
 	free(dir);
 }
 
+/*
+ * A write that fails in the background I/O thread is reported by a later
+ * call of the writer, with the file's name. A file-size limit makes the
+ * writes fail (EFBIG; SIGXFSZ ignored), in a child so the limit stays there.
+ */
+static void test_write_error_reported(void **state)
+{
+	(void)state;
+	char *dir = fx_tmpdir();
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		signal(SIGXFSZ, SIG_IGN);
+		struct rlimit lim = {1 << 20, 1 << 20};
+		setrlimit(RLIMIT_FSIZE, &lim);
+		umt_writer *w;
+		if (umt_writer_open(dir, NULL, &w) < 0)
+			_exit(10);
+		umt_writer_add_thread(w, 1, 0, NULL);
+		uint8_t lc[200] = {0};
+		umt_exec_desc d = {.type = UMT_REC_INSTRUCTION, .lc = lc, .lc_size = sizeof lc};
+		int rc = 0;
+		for (int i = 0; i < 200000 && rc == 0; i++) /* 42 MB: far past the limit */
+			rc = umt_writer_add_exec(w, &d, NULL);
+		if (rc == 0)
+			rc = umt_writer_finish(w);
+		else
+			umt_writer_abort(w);
+		if (rc != UMT_E_IO)
+			_exit(11);
+		if (strstr(umt_errmsg(), "exec.vtable: cannot write: File too large") == NULL)
+			_exit(12);
+		_exit(0);
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	fx_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -382,6 +428,7 @@ int main(void)
 		cmocka_unit_test(test_raw_records_and_options),
 		cmocka_unit_test(test_invalid_use),
 		cmocka_unit_test(test_abort_leaves_no_temp),
+		cmocka_unit_test(test_write_error_reported),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

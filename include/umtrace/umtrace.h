@@ -44,6 +44,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "umtrace/format.h"
 
@@ -63,6 +64,12 @@ extern "C" {
 #define UMT_API
 #else
 #define UMT_API __attribute__((visibility("default")))
+#endif
+
+#if defined(__GNUC__)
+#define UMT_INLINE_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define UMT_INLINE_UNLIKELY(x) (x)
 #endif
 
 /** The library's run-time version, "MAJOR.MINOR.PATCH". */
@@ -126,6 +133,12 @@ enum umt_file_id {
 /** The file name of a umt_file_id ("exec.vtable"), or "?" when out of range. */
 UMT_API const char *umt_file_name(int file);
 
+/** Flags of umt_trace_open(): an access hint for exec.vtable, exec.offsets, exec.prev_next.column. */
+enum umt_open_flag {
+	UMT_OPEN_SEQUENTIAL = 1, /**< scans: aggressive read-ahead */
+	UMT_OPEN_RANDOM = 2      /**< lookups by ID on cold data: no read-around */
+};
+
 /** A caller-owned byte buffer standing for one file of a trace. */
 typedef struct umt_buffer {
 	const void *data; /**< NULL for a missing file */
@@ -145,7 +158,8 @@ typedef struct umt_buffer {
  * exec.vtable; exec.prev_next.column and syscall.offsets of exactly
  * RecordCount * 16 bytes; context_map.itable at least 17424 bytes.
  *
- * @param flags 0 (reserved for access hints).
+ * @param flags 0, or one access hint for the execution table's files
+ *   (UMT_OPEN_SEQUENTIAL or UMT_OPEN_RANDOM, see umt_exec_advise()).
  * @return 0 and *out set; UMT_E_INVAL, UMT_E_NOMEM, UMT_E_IO, UMT_E_MISSING,
  *   UMT_E_VERSION, UMT_E_TRUNCATED, UMT_E_BOUNDS.
  */
@@ -255,14 +269,45 @@ static inline int umt_rec_is_incomplete(const umt_rec *r)
 }
 
 /**
- * Instruction record (type 0): its InsID and local context bytes.
- * @param ins_id receives execRec InsID as stored (checked by the instruction accessors).
+ * Minimum size of a record of each type byte: its header and fixed fields
+ * (instruction 14; thread-begin and context changes 22; thread and
+ * application end 10; syscall entry and exit 30; skipped exit 14), and
+ * UINT64_MAX for undefined types (7 and above 11, ERRATA 9), so that one
+ * compare rejects both short records and unknown types. Read-only.
+ */
+UMT_API extern const uint64_t umt_rec_min_size_table[256];
+
+/** Minimum size of a record of type @p type, UINT64_MAX when undefined. */
+static inline uint64_t umt_rec_min_size(unsigned type)
+{
+	return type < 256 ? umt_rec_min_size_table[type] : UINT64_MAX;
+}
+
+/** Reports an accessor used on a record of another type (out of line; internal). */
+UMT_API int umt__rec_wrong_type(const umt_rec *r, const char *want);
+
+/**
+ * Instruction record (type 0): its InsID and local context bytes. Inline:
+ * a type test and two loads.
+ * @param ins_id receives execRec InsID as stored (checked by the instruction
+ *   accessors; may be NULL).
  * @param lc receives a pointer to the local context (may be NULL).
  * @param lc_size receives its length (may be NULL).
- * @return 0; UMT_E_INVAL for another type.
+ * @return 0; UMT_E_INVAL for NULL or another type.
  */
-UMT_API int umt_rec_ins(const umt_rec *r, int64_t *ins_id, const uint8_t **lc,
-                        uint64_t *lc_size);
+static inline int umt_rec_ins(const umt_rec *r, int64_t *ins_id, const uint8_t **lc,
+                              uint64_t *lc_size)
+{
+	if (UMT_INLINE_UNLIKELY(r == NULL || r->type != UMT_REC_INSTRUCTION))
+		return umt__rec_wrong_type(r, "an instruction");
+	if (ins_id)
+		memcpy(ins_id, r->data + offsetof(umt_exec_ins, InsID), sizeof *ins_id);
+	if (lc)
+		*lc = r->data + sizeof(umt_exec_ins);
+	if (lc_size)
+		*lc_size = r->size - sizeof(umt_exec_ins);
+	return 0;
+}
 
 /**
  * SyscallID of a syscall entry, exit or skipped-exit record (types 4, 5, 6);
@@ -338,12 +383,104 @@ UMT_API int umt_exec_iter_init(umt_exec_iter *it, const umt_trace *t,
                                uint64_t begin, uint64_t end);
 
 /**
+ * Checks record @p id fully and reports why it is bad (out of line;
+ * internal): the slow path of umt_exec_iter_next().
+ */
+UMT_API int umt__exec_iter_fail(umt_exec_iter *it, uint64_t id, umt_rec *out);
+
+/**
  * The next record. @return 1 with *out filled; 0 at the end of the range;
  * a negative error for a bad record, as umt_exec_get(). After an error the
  * iterator has moved past the bad record, so a caller may report it and
  * call again to continue.
+ *
+ * Inline, because a scan's cost per record is a few loads: the record's
+ * extent (exec.offsets[id] and [id + 1]: after the header, inside the file,
+ * at least 6 bytes) is checked in one branch, its type and minimum size in
+ * another; anything else is left to the accessors.
  */
-UMT_API int umt_exec_iter_next(umt_exec_iter *it, umt_rec *out);
+static inline int umt_exec_iter_next(umt_exec_iter *__restrict it, umt_rec *__restrict out)
+{
+	uint64_t id = it->next_id, begin, end;
+	if (id >= it->end_id)
+		return 0;
+	it->next_id = id + 1;
+	memcpy(&begin, it->offsets + id * 8, sizeof begin);
+	memcpy(&end, it->offsets + id * 8 + 8, sizeof end);
+	if (UMT_INLINE_UNLIKELY((begin < sizeof(umt_exec_vtable_header)) |
+	                        (end > it->records_size) | (end < begin + UMT_EXEC_MIN_HDR) |
+	                        (end < begin)))
+		return umt__exec_iter_fail(it, id, out);
+	const uint8_t *p = it->records + begin;
+	uint8_t type = p[offsetof(umt_exec_rec_hdr, Type)];
+	if (UMT_INLINE_UNLIKELY(end - begin < umt_rec_min_size_table[type]))
+		return umt__exec_iter_fail(it, id, out);
+	int32_t thread;
+	memcpy(&thread, p, sizeof thread);
+	out->data = p;
+	out->size = end - begin;
+	out->id = id;
+	out->offset = begin;
+	out->thread_id = thread;
+	out->type = type;
+	out->flags = p[offsetof(umt_exec_rec_hdr, Flags)];
+	return 1;
+}
+
+/**
+ * A run of consecutive records, each checked as umt_exec_iter_next() checks
+ * a record: the fastest way to scan. Read record i (0 <= i < count) in
+ * place through umt_block_data() and the overlay structs of format.h
+ * (umt_exec_rec_hdr, umt_exec_ins, ...), or fill a umt_rec with
+ * umt_block_rec(); every fixed field of its type is inside the record.
+ */
+typedef struct umt_exec_block {
+	const uint8_t *records; /**< exec.vtable */
+	const uint8_t *offsets; /**< exec.offsets entry of the first record (count + 1 entries) */
+	uint64_t first;         /**< ID of the first record */
+	uint32_t count;         /**< records in the block */
+} umt_exec_block;
+
+/**
+ * The next run of up to @p max records of the iterator's range, checked in
+ * one tight loop. A bad record ends the run before it; the next call
+ * returns its error and moves past it (as umt_exec_iter_next() does).
+ * @return the number of records in *b (> 0); 0 at the end of the range; a
+ *   negative error for a bad record; UMT_E_INVAL for NULL or max 0.
+ */
+UMT_API int umt_exec_iter_next_block(umt_exec_iter *it, umt_exec_block *b, uint32_t max);
+
+/** Bytes of record @p i of a block (its execRec header first). */
+static inline const uint8_t *umt_block_data(const umt_exec_block *b, uint32_t i)
+{
+	uint64_t off;
+	memcpy(&off, b->offsets + (uint64_t)i * 8, sizeof off);
+	return b->records + off;
+}
+
+/** Size in bytes of record @p i of a block. */
+static inline uint64_t umt_block_size(const umt_exec_block *b, uint32_t i)
+{
+	uint64_t from, to;
+	memcpy(&from, b->offsets + (uint64_t)i * 8, sizeof from);
+	memcpy(&to, b->offsets + (uint64_t)i * 8 + 8, sizeof to);
+	return to - from;
+}
+
+/** Fills a record view of record @p i of a block (no further check needed). */
+static inline void umt_block_rec(const umt_exec_block *b, uint32_t i, umt_rec *out)
+{
+	const uint8_t *p = umt_block_data(b, i);
+	int32_t thread;
+	memcpy(&thread, p, sizeof thread);
+	out->data = p;
+	out->size = umt_block_size(b, i);
+	out->id = b->first + i;
+	out->offset = (uint64_t)(p - b->records);
+	out->thread_id = thread;
+	out->type = p[offsetof(umt_exec_rec_hdr, Type)];
+	out->flags = p[offsetof(umt_exec_rec_hdr, Flags)];
+}
 
 /** Direction of a thread iterator. */
 enum umt_direction {
@@ -395,6 +532,59 @@ UMT_API int umt_thread_iter_next(umt_thread_iter *it, umt_rec *out);
  * otherwise checked). @return 0; UMT_E_INVAL, UMT_E_RANGE, UMT_E_IO.
  */
 UMT_API int umt_exec_links(const umt_trace *t, uint64_t id, int64_t *prev, int64_t *next);
+
+/* ---- Parallel ranges, batched lookups, access hints ---- */
+
+/**
+ * Cuts the records [0, count) into @p n ranges of about equal bytes of
+ * exec.vtable (not of records): range k is [bounds[k], bounds[k + 1]),
+ * bounds[0] = 0 and bounds[n] = count. Give each range to a thread
+ * (umt_exec_iter_init() with its bounds), a process or a machine: every
+ * record belongs to exactly one range. O(n log count), by binary search
+ * over exec.offsets; on corrupt (non-increasing) offsets the ranges are
+ * uneven but still cover every record once.
+ * @param bounds n + 1 entries.
+ * @return 0; UMT_E_INVAL (NULL, n == 0).
+ */
+UMT_API int umt_exec_split(const umt_trace *t, unsigned n, uint64_t *bounds);
+
+/**
+ * The records @p ids[0..n) into out[0..n), each as umt_exec_get() would,
+ * through a software-prefetching pipeline: a lookup by ID costs two
+ * dependent cache misses (the offset, then the record), and the pipeline
+ * overlaps those of consecutive lookups. A failed lookup leaves
+ * out[i].data NULL.
+ * @return 0 when every lookup succeeded; else the status of the first
+ *   failure (its message set); UMT_E_INVAL for NULL arguments.
+ */
+UMT_API int umt_exec_get_batch(const umt_trace *t, const uint64_t *ids, size_t n,
+                               umt_rec *out);
+
+/** Access hints (madvise()). */
+enum umt_advice {
+	UMT_ADVISE_NORMAL = 0,     /**< the kernel's default read-around */
+	UMT_ADVISE_SEQUENTIAL = 1, /**< read ahead aggressively, drop behind */
+	UMT_ADVISE_RANDOM = 2,     /**< no read-around: cold lookups fault one page each */
+	UMT_ADVISE_WILLNEED = 3,   /**< start reading the pages now */
+	UMT_ADVISE_DONTNEED = 4    /**< drop the pages from this mapping (not from the page cache) */
+};
+
+/**
+ * Advises the kernel how the records [begin, end) will be read: madvise()
+ * on exactly the pages of exec.offsets, exec.vtable and (once mapped)
+ * exec.prev_next.column that hold them. On data colder than RAM,
+ * UMT_ADVISE_RANDOM is what makes lookups by ID fast (without it every
+ * fault reads megabytes around it). Traces opened from memory: no-op.
+ * @return 0; UMT_E_INVAL (bad advice), UMT_E_RANGE (begin > end or end >
+ *   count), UMT_E_IO (madvise failed).
+ */
+UMT_API int umt_exec_advise(const umt_trace *t, uint64_t begin, uint64_t end, int advice);
+
+/** umt_exec_advise() for an iterator's remaining range [next_id, end_id). */
+UMT_API int umt_exec_iter_advise(const umt_exec_iter *it, int advice);
+
+/** Advises on the whole of one file of the trace (any umt_file_id). Errors as umt_exec_advise(). */
+UMT_API int umt_trace_advise(const umt_trace *t, int file, int advice);
 
 /* ==== 7. Instructions: insRec, decodedIns ================================= */
 /* (section owner: src/ins.c) */
