@@ -734,7 +734,13 @@ static void walk_blocks(umt_trace *tr, uint64_t begin, uint64_t end, uint32_t ma
 			umt_rec want, got;
 			assert_int_equal(umt_exec_get(tr, b.first + (uint64_t)i, &want), 0);
 			umt_block_rec(&b, (uint32_t)i, &got);
-			assert_memory_equal(&got, &want, sizeof got);
+			assert_ptr_equal(got.data, want.data);
+			assert_int_equal(got.size, want.size);
+			assert_int_equal(got.id, want.id);
+			assert_int_equal(got.offset, want.offset);
+			assert_int_equal(got.thread_id, want.thread_id);
+			assert_int_equal(got.type, want.type);
+			assert_int_equal(got.flags, want.flags);
 			assert_ptr_equal(umt_block_data(&b, (uint32_t)i), want.data);
 			assert_int_equal(umt_block_size(&b, (uint32_t)i), want.size);
 		}
