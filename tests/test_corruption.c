@@ -459,22 +459,6 @@ static void fix_std_mem0(struct fx_trace *t)
 	}
 }
 
-/* The committed sample's address ranges are not sorted (reported): sort them here. */
-static void sort_ranges(struct fx_trace *t)
-{
-	uint8_t *h = t->data[UMT_FILE_ADDRESS_SPACE];
-	uint64_t n = fx_get64(h + 8), size = fx_get64(h + 16);
-	uint8_t *rows = h + fx_get64(h + 24);
-	for (uint64_t i = 0; i < n; i++)
-		for (uint64_t j = 0; j + 1 < n - i; j++)
-			if (fx_get64(rows + j * size) > fx_get64(rows + (j + 1) * size)) {
-				uint8_t tmp[16];
-				memcpy(tmp, rows + j * size, 16);
-				memcpy(rows + j * size, rows + (j + 1) * size, 16);
-				memcpy(rows + (j + 1) * size, tmp, 16);
-			}
-}
-
 static void load_std(struct fx_trace *t, int flavour)
 {
 	char *dir = fx_tmpdir();
@@ -494,7 +478,6 @@ static int setup(void **state)
 	load_std(&base[FX_STD2014], UMT_FLAVOUR_2014);
 	fx_load_dir(sample_dir(), &base[FX_SAMPLE]);
 	assert_non_null(base[FX_SAMPLE].data[UMT_FILE_EXEC_VTABLE]);
-	sort_ranges(&base[FX_SAMPLE]);
 	return 0;
 }
 

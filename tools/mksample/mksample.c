@@ -410,10 +410,11 @@ static int write_tables(umt_writer *w)
 		.device_name = "\\Device\\HarddiskVolume2\\Windows\\System32\\ntdll.dll",
 		.last_file_write_time = 129341357280000000ull, .version_info = {6, 1, 7601, 17514},
 	};
+	/* sorted by address (TEBs at 0x7ff'fffd'c000 lie below ntdll at 0x7ffd'0000'0000) */
 	static const int64_t ranges[][2] = {
 		{0x14b000, 0x14ffff},         {0x24f000, 0x24ffff},
 		{0x140001000, 0x140002fff},   {0x140020000, 0x140020fff},
-		{NTDLL + 0x1000, NTDLL + 0x5fff}, {TIB1, TIB0 + 0xfff},
+		{TIB1, TIB0 + 0xfff},         {NTDLL + 0x1000, NTDLL + 0x5fff},
 	};
 	int rc = umt_writer_add_thread(w, 0x1a2c, (int64_t)TIB0, NULL);
 	if (rc == 0)
