@@ -80,8 +80,8 @@ UMT_ASSERT_SIZE(umt_prev_next, 16);
 
 /** i64Pair of syscall.offsets: absolute offset and size of a syscallRec. */
 typedef struct umt_offset_size {
-	int64_t Offset;
-	int64_t Size;
+	int64_t Offset; /**< absolute offset of the record in syscall.vtable */
+	int64_t Size; /**< bytes of the record (its real extent, ERRATA 6) */
 } umt_offset_size;
 UMT_ASSERT_OFFSET(umt_offset_size, Offset, 0);
 UMT_ASSERT_OFFSET(umt_offset_size, Size, 8);
@@ -106,11 +106,11 @@ UMT_ASSERT_SIZE(umt_table_header, 32);
 
 /** Header of ins.itable and module.itable: the generic header plus an extra area. */
 typedef struct umt_extra_table_header {
-	int32_t HeaderVer;
-	int32_t RecordVer;
-	int64_t RowCount;
-	int64_t RowSize;
-	int64_t TableFP;
+	int32_t HeaderVer; /**< only 0 is defined */
+	int32_t RecordVer; /**< refines the record layout (insRec: 0 or 1) */
+	int64_t RowCount; /**< number of rows */
+	int64_t RowSize; /**< stride between rows */
+	int64_t TableFP; /**< absolute offset of row 0 */
 	int64_t ExtraFP;   /**< absolute offset of the variable-size area */
 	int64_t ExtraSize; /**< size of that area */
 } umt_extra_table_header;
@@ -128,7 +128,7 @@ UMT_ASSERT_SIZE(umt_extra_table_header, 48);
 /** Header of exec.vtable. Records follow at exec.offsets[i]. */
 typedef struct umt_exec_vtable_header {
 	int32_t Version;     /**< 0 or 1 (meaning of flags 0x10-0x80) */
-	uint8_t Pad[4];
+	uint8_t Pad[4]; /**< padding */
 	int64_t RecordCount; /**< valid IDs are [0, RecordCount) in all three files */
 } umt_exec_vtable_header;
 UMT_ASSERT_OFFSET(umt_exec_vtable_header, Version, 0);
@@ -151,7 +151,7 @@ UMT_ASSERT_SIZE(umt_exec_rec_hdr, 6);
 /** rmContext: register dump and memory references (size at least 16). */
 typedef struct umt_rm_context {
 	int32_t MemCount; /**< entries in MemRefs */
-	uint8_t Pad[4];
+	uint8_t Pad[4]; /**< padding */
 	int64_t RegsFP;   /**< register dump, relative to this struct; DumpSize bytes */
 	/* contextMem MemRefs[MemCount] follows at offset 16 */
 } umt_rm_context;
@@ -173,7 +173,7 @@ UMT_ASSERT_SIZE(umt_context_mem, 24);
 
 /** Type 0, instruction: InsID then the local context (LC) bytes. */
 typedef struct umt_exec_ins {
-	umt_exec_rec_hdr Hdr;
+	umt_exec_rec_hdr Hdr; /**< common header (Type 0) */
 	int64_t InsID;     /**< row in ins.itable */
 	uint8_t OperVals[]; /**< local context, layout given by decodedIns */
 } umt_exec_ins;
@@ -183,25 +183,25 @@ UMT_ASSERT_SIZE(umt_exec_ins, 14);
 
 /** Types 1 (thread begin) and 8-11 (context changes): an rmContext. */
 typedef struct umt_exec_context {
-	umt_exec_rec_hdr Hdr;
-	umt_rm_context Context;
+	umt_exec_rec_hdr Hdr; /**< common header (Type 1 or 8-11) */
+	umt_rm_context Context; /**< the register context */
 } umt_exec_context;
 UMT_ASSERT_OFFSET(umt_exec_context, Context, 6);
 UMT_ASSERT_SIZE(umt_exec_context, 22);
 
 /** Types 2 (thread end) and 3 (application end): an exit code. */
 typedef struct umt_exec_exit {
-	umt_exec_rec_hdr Hdr;
-	int32_t ExitCode;
+	umt_exec_rec_hdr Hdr; /**< common header (Type 2 or 3) */
+	int32_t ExitCode; /**< Windows exit code of the thread or process */
 } umt_exec_exit;
 UMT_ASSERT_OFFSET(umt_exec_exit, ExitCode, 6);
 UMT_ASSERT_SIZE(umt_exec_exit, 10);
 
 /** Types 4 (syscall entry) and 5 (syscall exit): SyscallID then an rmContext. */
 typedef struct umt_exec_syscall {
-	umt_exec_rec_hdr Hdr;
+	umt_exec_rec_hdr Hdr; /**< common header (Type 4 or 5) */
 	int64_t SyscallID; /**< row in syscall tables; -1 allowed on exits */
-	umt_rm_context Context;
+	umt_rm_context Context; /**< the register context */
 } umt_exec_syscall;
 UMT_ASSERT_OFFSET(umt_exec_syscall, SyscallID, 6);
 UMT_ASSERT_OFFSET(umt_exec_syscall, Context, 14);
@@ -209,8 +209,8 @@ UMT_ASSERT_SIZE(umt_exec_syscall, 30);
 
 /** Type 6, skipped system call exit: SyscallID only. */
 typedef struct umt_exec_skipped {
-	umt_exec_rec_hdr Hdr;
-	int64_t SyscallID;
+	umt_exec_rec_hdr Hdr; /**< common header (Type 6) */
+	int64_t SyscallID; /**< row in the syscall tables */
 } umt_exec_skipped;
 UMT_ASSERT_OFFSET(umt_exec_skipped, SyscallID, 6);
 UMT_ASSERT_SIZE(umt_exec_skipped, 14);
@@ -223,14 +223,14 @@ typedef struct umt_ins_rec {
 	uint8_t Type;          /**< enum umt_ins_type */
 	uint8_t CSis64Bits;    /**< 1 for 64-bit code segment */
 	uint8_t CodeSize;      /**< valid bytes in CodeBytes (at most 15) */
-	uint8_t Pad1[1];
+	uint8_t Pad1[1]; /**< padding */
 	int32_t ModuleID;      /**< row in module.itable, -1 for floating code */
 	int64_t Address;       /**< zero-extended on 32-bit */
-	uint8_t CodeBytes[15];
-	uint8_t Pad2[1];
+	uint8_t CodeBytes[15]; /**< the instruction's bytes; the first CodeSize are valid */
+	uint8_t Pad2[1]; /**< padding */
 	int64_t DisasmFP;      /**< cStr, relative to ExtraFP */
 	int64_t DecodedFP;     /**< decodedIns, relative to ExtraFP */
-	uint8_t Pad3[8];
+	uint8_t Pad3[8]; /**< padding */
 } umt_ins_rec;
 UMT_ASSERT_OFFSET(umt_ins_rec, ID, 0);
 UMT_ASSERT_OFFSET(umt_ins_rec, Type, 8);
@@ -256,8 +256,8 @@ typedef struct umt_exp_oper {
 	uint8_t BeforeSlot;   /**< LC slot index (or UMT_SLOT_IMM0/IMM1) */
 	uint8_t AfterSlot;    /**< UMT_SLOT_NA for read-only operands */
 	uint8_t BeforeOffset; /**< added to the slot offset (1 for ah in rax; 8 for memory) */
-	uint8_t AfterOffset;
-	uint8_t Pad[3];
+	uint8_t AfterOffset; /**< as BeforeOffset, for the after value */
+	uint8_t Pad[3]; /**< padding */
 } umt_exp_oper;
 UMT_ASSERT_OFFSET(umt_exp_oper, RegName, 0);
 UMT_ASSERT_OFFSET(umt_exp_oper, Size, 2);
@@ -279,7 +279,7 @@ typedef struct umt_lc_slot {
 	int16_t ValueSize; /**< value bytes (memory: not counting the address) */
 	uint16_t Offset;   /**< in the LC; memory slots hold an 8-byte address first */
 	uint8_t AddrWidth; /**< 0 for non-memory; significant address bytes otherwise */
-	uint8_t Pad[3];
+	uint8_t Pad[3]; /**< padding */
 } umt_lc_slot;
 UMT_ASSERT_OFFSET(umt_lc_slot, RegName, 0);
 UMT_ASSERT_OFFSET(umt_lc_slot, CommonRegName, 2);
@@ -298,18 +298,18 @@ typedef struct umt_decoded_ins {
 	uint8_t Flags;           /**< UMT_DEC_F_* */
 	uint8_t ExpCount;        /**< valid entries of ExpOper (0-4) */
 	umt_exp_oper ExpOper[4]; /**< always 4 present (ERRATA 2) */
-	uint8_t EffOperSize;
-	uint8_t EffAddrSize;
+	uint8_t EffOperSize; /**< effective operand size in bytes (2, 4 or 8): an encoding attribute */
+	uint8_t EffAddrSize; /**< effective address size in bytes (2, 4 or 8) */
 	uint16_t LCSize;         /**< LC bytes the execution record must hold */
-	uint8_t FirstOutSlot;
-	uint8_t FirstAfterSlot;
-	uint8_t LCCount;
-	uint8_t Mem0SegSlot;
-	uint8_t Mem0BaseSlot;
+	uint8_t FirstOutSlot; /**< first slot of the before values of write-only operands */
+	uint8_t FirstAfterSlot; /**< first slot of the after values */
+	uint8_t LCCount; /**< number of LC slots (entries of LCSlots) */
+	uint8_t Mem0SegSlot; /**< slot of the MEM0/AGEN segment base (FS/GS base), or UMT_SLOT_NA */
+	uint8_t Mem0BaseSlot; /**< slot of the MEM0/AGEN base register, or UMT_SLOT_NA */
 	uint8_t Mem0Scale;       /**< 1, 2, 4, 8; 0 when there is no index */
-	uint8_t Mem0IndexSlot;
+	uint8_t Mem0IndexSlot; /**< slot of the MEM0/AGEN index register, or UMT_SLOT_NA */
 	uint8_t Mem1BaseSlot;    /**< at 67, not 65 (ERRATA 1) */
-	uint8_t Pad[4];
+	uint8_t Pad[4]; /**< padding */
 	int64_t ConstSlot[2];    /**< immediates; ConstSlot[0] is the MEM0/AGEN displacement */
 	/* umt_lc_slot LCSlots[LCCount] follows at offset 88 */
 } umt_decoded_ins;
@@ -353,11 +353,11 @@ typedef struct umt_syscall_rec {
 	int16_t UniformID;  /**< syscall_unified_id_v* value */
 	uint8_t Convention; /**< enum umt_syscall_convention */
 	uint8_t Completed;  /**< 1 when EndEID is a normal exit */
-	uint8_t ArgCount;
-	uint8_t ExtraCount;
+	uint8_t ArgCount; /**< arguments at ArgsFP */
+	uint8_t ExtraCount; /**< undocumented extra items at ExtrasFP */
 	int64_t BeginEID;   /**< entry record */
 	int64_t EndEID;     /**< exit or skipped-exit record, or -1 */
-	int64_t BeforeSP;
+	int64_t BeforeSP; /**< stack pointer before the call */
 	int64_t Result;     /**< garbage unless Completed */
 	int64_t ArgsFP;     /**< i64[ArgCount], relative to the record (ERRATA 7) */
 	int64_t ExtrasFP;   /**< undocumented extras, relative to the record */
@@ -382,7 +382,7 @@ UMT_ASSERT_SIZE(umt_syscall_rec, 56);
 typedef struct umt_module_rec {
 	int64_t LoadEID;      /**< approximate record ID at load */
 	int64_t UnloadEID;    /**< approximate record ID at unload, or -1 */
-	int64_t StartAddr;
+	int64_t StartAddr; /**< first byte of the module in memory */
 	int64_t EndAddr;      /**< last byte, inclusive */
 	int64_t WinNameFP;    /**< uStr, absolute */
 	int64_t DeviceNameFP; /**< uStr, absolute */
@@ -397,12 +397,12 @@ UMT_ASSERT_SIZE(umt_module_rec, 48);
 
 /** moduleRec of 2015 traces: RowSize 64 (ERRATA 4). */
 typedef struct umt_module_rec_2015 {
-	int64_t LoadEID;
-	int64_t UnloadEID;
-	int64_t StartAddr;
-	int64_t EndAddr;
-	int64_t WinNameFP;
-	int64_t DeviceNameFP;
+	int64_t LoadEID; /**< approximate record ID at load */
+	int64_t UnloadEID; /**< approximate record ID at unload, or -1 */
+	int64_t StartAddr; /**< first byte of the module in memory */
+	int64_t EndAddr; /**< last byte, inclusive */
+	int64_t WinNameFP; /**< uStr, absolute */
+	int64_t DeviceNameFP; /**< uStr, absolute */
 	uint64_t LastFileWriteTime; /**< FILETIME: 100 ns ticks since 1601-01-01 UTC */
 	uint16_t VersionInfo[4];    /**< file version w.x.y.z; 0 when converted */
 } umt_module_rec_2015;
@@ -452,9 +452,9 @@ UMT_ASSERT_SIZE(umt_address_range, 16);
 typedef struct umt_reg_info {
 	uint16_t Offset;    /**< in the dump, 0xffff when absent */
 	uint8_t Size;       /**< 0 when absent */
-	uint8_t Pad1[1];
+	uint8_t Pad1[1]; /**< padding */
 	int16_t EffLargest; /**< effective largest enclosing register */
-	uint8_t Pad2[2];
+	uint8_t Pad2[2]; /**< padding */
 } umt_reg_info;
 UMT_ASSERT_OFFSET(umt_reg_info, Offset, 0);
 UMT_ASSERT_OFFSET(umt_reg_info, Size, 2);
@@ -467,11 +467,11 @@ UMT_ASSERT_SIZE(umt_reg_info, 8);
 typedef struct umt_context_map {
 	uint16_t DumpSize;  /**< bytes of a register dump */
 	uint16_t ElemCount; /**< meaningful entries of the arrays below */
-	uint8_t Pad[12];
-	int16_t CommonName[UMT_CONTEXT_MAP_REGS];
+	uint8_t Pad[12]; /**< padding */
+	int16_t CommonName[UMT_CONTEXT_MAP_REGS]; /**< common register name of each register (spec 11.1; ERRATA 23 for version 0) */
 	char StrName[UMT_CONTEXT_MAP_REGS][UMT_REG_NAME_SIZE]; /**< NUL-terminated within 16 bytes */
-	umt_reg_info RegMap32[UMT_CONTEXT_MAP_REGS];
-	umt_reg_info RegMap64[UMT_CONTEXT_MAP_REGS];
+	umt_reg_info RegMap32[UMT_CONTEXT_MAP_REGS]; /**< placement of each register in 32-bit dumps */
+	umt_reg_info RegMap64[UMT_CONTEXT_MAP_REGS]; /**< placement of each register in 64-bit dumps */
 } umt_context_map;
 UMT_ASSERT_OFFSET(umt_context_map, DumpSize, 0);
 UMT_ASSERT_OFFSET(umt_context_map, ElemCount, 2);

@@ -142,7 +142,7 @@ enum umt_open_flag {
 /** A caller-owned byte buffer standing for one file of a trace. */
 typedef struct umt_buffer {
 	const void *data; /**< NULL for a missing file */
-	size_t size;
+	size_t size; /**< bytes at data */
 } umt_buffer;
 
 /**
@@ -198,11 +198,11 @@ typedef struct umt_trace_info {
 	uint64_t syscall_count;       /**< syscall records */
 	int32_t syscall_version;      /**< syscall.vtable Version */
 	int32_t unified_ids_version;  /**< syscall.vtable UnifiedIDsVer (0 or 1) */
-	uint64_t module_count;
+	uint64_t module_count; /**< rows of module.itable */
 	uint64_t module_row_size;     /**< 48, or 64 with the 2015 fields */
-	uint64_t thread_count;
+	uint64_t thread_count; /**< rows of thread.itable */
 	uint64_t thread_row_size;     /**< 40 in real traces, 48 per the spec */
-	uint64_t address_range_count;
+	uint64_t address_range_count; /**< rows of address_space.itable */
 	uint32_t dump_size;           /**< context map DumpSize: bytes of a register dump */
 	uint32_t context_map_elems;   /**< context map ElemCount */
 	int has_trace_xml;            /**< 1 when trace.xml is present */
@@ -338,8 +338,8 @@ typedef struct umt_context {
 
 /** One memory block of a context (or a block given to the writer). */
 typedef struct umt_mem_ref {
-	uint64_t address;
-	uint64_t size;
+	uint64_t address; /**< first byte's address in the traced process */
+	uint64_t size; /**< bytes at data */
 	const uint8_t *data; /**< size bytes */
 } umt_mem_ref;
 
@@ -367,10 +367,10 @@ UMT_API int umt_context_mem_get(const umt_context *c, uint32_t index, umt_mem_re
  * one iterator per thread.
  */
 typedef struct umt_exec_iter {
-	const umt_trace *trace;
+	const umt_trace *trace; /**< the trace iterated */
 	const uint8_t *offsets; /**< exec.offsets */
 	const uint8_t *records; /**< exec.vtable */
-	uint64_t records_size;
+	uint64_t records_size; /**< bytes of exec.vtable */
 	uint64_t next_id;       /**< next record to return */
 	uint64_t end_id;        /**< one past the last record to return */
 } umt_exec_iter;
@@ -495,7 +495,7 @@ enum umt_direction {
  * terminates, even on a corrupt cyclic chain.
  */
 typedef struct umt_thread_iter {
-	const umt_trace *trace;
+	const umt_trace *trace; /**< the trace iterated */
 	int64_t next_id;    /**< next record to return, -1 at the end */
 	int64_t prev_id;    /**< record returned last, -1 before the first */
 	int64_t thread_id;  /**< thread of the chain; INT64_MIN until the first record */
@@ -713,7 +713,7 @@ static inline int umt_decoded_writes_memory(const umt_decoded *d)
 /** A value in a local context or a constant slot: little-endian bytes. */
 typedef struct umt_value {
 	const uint8_t *data; /**< size bytes, in the mapping (or in the ConstSlot) */
-	uint32_t size;
+	uint32_t size; /**< bytes at data */
 	int is_const;        /**< 1 when it comes from decodedIns.ConstSlot */
 } umt_value;
 
@@ -722,12 +722,12 @@ UMT_API uint64_t umt_value_u64(const umt_value *v);
 
 /** An instruction record bound to its decoded instruction. */
 typedef struct umt_ins_exec {
-	umt_decoded dec;
+	umt_decoded dec; /**< the decoded instruction */
 	const uint8_t *lc;   /**< local context of the record */
 	uint64_t lc_size;    /**< at least dec.ins->LCSize (checked) */
-	uint64_t record_id;
+	uint64_t record_id; /**< ID of the instruction record */
 	uint64_t lc_offset;  /**< offset of lc in exec.vtable */
-	int64_t ins_id;
+	int64_t ins_id; /**< its InsID */
 	int is_64bit;        /**< the record's 64-bit flag */
 } umt_ins_exec;
 
@@ -786,7 +786,9 @@ UMT_API int umt_operand_address(const umt_ins_exec *x, unsigned i, uint64_t *add
 
 /** A memory phrase seg:[base + index * scale + disp] and its effective address. */
 typedef struct umt_mem_phrase {
-	int16_t seg_reg, base_reg, index_reg; /**< slot RegNames, 0 (INVALID) when absent */
+	int16_t seg_reg;   /**< RegName of the segment-base slot, 0 (INVALID) when absent */
+	int16_t base_reg;  /**< RegName of the base slot, 0 when absent */
+	int16_t index_reg; /**< RegName of the index slot, 0 when absent */
 	uint64_t seg;   /**< FS/GS base value (4 or 8 bytes, ERRATA 14), 0 when absent */
 	uint64_t base;  /**< base register value, 0 when absent */
 	uint64_t index; /**< index register value, 0 when absent or scale 0 */
@@ -859,7 +861,8 @@ typedef struct umt_reg_desc {
 	int common;            /**< CommonName[reg] */
 	umt_reg_info map32;    /**< placement in 32-bit dumps (Offset, Size, EffLargest) */
 	umt_reg_info map64;    /**< placement in 64-bit dumps */
-	int in32, in64;        /**< 1 when present in that dump (Offset != 0xffff, Size > 0) */
+	int in32;              /**< 1 when present in 32-bit dumps (Offset != 0xffff, Size > 0) */
+	int in64;              /**< 1 when present in 64-bit dumps */
 } umt_reg_desc;
 
 /**
@@ -908,7 +911,7 @@ UMT_API uint64_t umt_syscall_count(const umt_trace *t);
 /** A checked view of one syscall record. */
 typedef struct umt_syscall {
 	const umt_syscall_rec *rec; /**< fixed fields, in the mapping */
-	uint64_t id;
+	uint64_t id; /**< syscall record ID */
 	uint64_t offset;            /**< of the record in syscall.vtable */
 	uint64_t size;              /**< Size of its (Offset, Size) pair */
 	const uint8_t *args;        /**< rec->ArgCount little-endian i64 values (unaligned) */
@@ -1208,7 +1211,9 @@ typedef struct umt_meta_info {
 	const char *pin_working_directory; /**< Pin/WorkingDirectory (2015) */
 	const char *os_id;           /**< OS/Id ("06010110") */
 	const char *os_name;         /**< OS/Name */
-	int has_xmm, has_ymm, has_zmm; /**< CPU/HasXMM...: 1 ("1", "true"), 0 ("0", "false"), -1 */
+	int has_xmm; /**< CPU/HasXMM: 1 ("1", "true"), 0 ("0", "false"), -1 unknown */
+	int has_ymm; /**< CPU/hasYMM, as has_xmm */
+	int has_zmm; /**< CPU/hasZMM, as has_xmm */
 	const char *raw_trace_date;  /**< RawTrace/DateTime (2015) */
 	const char *umtracer_version; /**< RawTrace/UMTracer/Version, or UMTracer/Version */
 	int ins_format_version;      /**< UMTracer/Ins/Format/Version (insRec RecordVer) */
@@ -1561,14 +1566,16 @@ enum umt_flavour {
 /** trace.xml metadata written by the writer; NULL strings are omitted. */
 typedef struct umt_writer_xml {
 	const char *xed_version;      /**< e.g. "20150121" */
-	const char *process_id;
+	const char *process_id; /**< App/ProcessID */
 	const char *bitness;          /**< "32" or "64" */
-	const char *app_command_line;
-	const char *os_id;
-	const char *os_name;
-	const char *pin_version;
-	const char *pin_command_line;
-	const char *has_xmm, *has_ymm, *has_zmm; /**< "1"/"0" */
+	const char *app_command_line; /**< App/CommandLine */
+	const char *os_id; /**< OS/Id */
+	const char *os_name; /**< OS/Name */
+	const char *pin_version; /**< Pin/Version */
+	const char *pin_command_line; /**< Pin/CommandLine */
+	const char *has_xmm; /**< CPU/HasXMM, "1" or "0" */
+	const char *has_ymm; /**< CPU/hasYMM */
+	const char *has_zmm; /**< CPU/hasZMM */
 	const char *raw_trace_date;   /**< 2015 layout only */
 	const char *umtracer_version; /**< 2015 layout only */
 } umt_writer_xml;
@@ -1621,7 +1628,7 @@ typedef struct umt_context_desc {
 	const void *regs;          /**< register dump; NULL writes zeros */
 	uint32_t regs_size;        /**< must be the context map's DumpSize, or 0 with regs NULL */
 	const umt_mem_ref *mem;    /**< memory references */
-	uint32_t mem_count;
+	uint32_t mem_count; /**< entries of mem */
 } umt_context_desc;
 
 /** One execution record for the writer. */
@@ -1631,7 +1638,7 @@ typedef struct umt_exec_desc {
 	int32_t thread_id;              /**< declared thread row */
 	int64_t ins_id;                 /**< type 0 */
 	const void *lc;                 /**< type 0: local context bytes */
-	uint64_t lc_size;
+	uint64_t lc_size; /**< bytes at lc */
 	int64_t syscall_id;             /**< types 4, 5, 6 */
 	int32_t exit_code;              /**< types 2, 3 */
 	const umt_context_desc *context; /**< types 1, 4, 5, 8-11; NULL: empty context */
@@ -1675,19 +1682,19 @@ UMT_API int umt_writer_add_ins(umt_writer *w, const umt_ins_rec *row, int64_t *i
 
 /** One system call record for the writer. */
 typedef struct umt_syscall_desc {
-	int16_t raw_id;
-	int16_t uniform_id;
-	uint8_t convention;
-	uint8_t completed;
-	int64_t begin_eid;
-	int64_t end_eid;
-	int64_t before_sp;
-	int64_t result;
+	int16_t raw_id; /**< RawID: OS-specific ordinal */
+	int16_t uniform_id; /**< UniformID */
+	uint8_t convention; /**< enum umt_syscall_convention */
+	uint8_t completed; /**< 1 when the call returned normally */
+	int64_t begin_eid; /**< entry record ID */
+	int64_t end_eid; /**< exit or skipped-exit record ID, or -1 */
+	int64_t before_sp; /**< stack pointer before the call */
+	int64_t result; /**< return value (when completed) */
 	const int64_t *args;   /**< arg_count values */
-	uint8_t arg_count;
+	uint8_t arg_count; /**< entries of args */
 	const void *extras;    /**< extras_size raw bytes */
-	uint64_t extras_size;
-	uint8_t extra_count;
+	uint64_t extras_size; /**< bytes at extras */
+	uint8_t extra_count; /**< ExtraCount stored in the record */
 	int args_fp_absolute;  /**< 1: store ArgsFP as an absolute offset (old readers, ERRATA 7) */
 } umt_syscall_desc;
 
@@ -1700,16 +1707,16 @@ UMT_API int umt_writer_add_syscall(umt_writer *w, int64_t id, const umt_syscall_
 
 /** One module for the writer. Names are UTF-8, or UTF-16 when *_utf16 is set. */
 typedef struct umt_module_desc {
-	int64_t load_eid;
-	int64_t unload_eid;
-	int64_t start_addr;
-	int64_t end_addr;
-	const char *win_name;
-	const char *device_name;
+	int64_t load_eid; /**< LoadEID */
+	int64_t unload_eid; /**< UnloadEID, -1 when never unloaded */
+	int64_t start_addr; /**< StartAddr */
+	int64_t end_addr; /**< EndAddr, inclusive */
+	const char *win_name; /**< Windows path, UTF-8 */
+	const char *device_name; /**< device path, UTF-8 */
 	const uint16_t *win_name_utf16;    /**< if not NULL, used as is (win_name_utf16_len units) */
-	size_t win_name_utf16_len;
-	const uint16_t *device_name_utf16;
-	size_t device_name_utf16_len;
+	size_t win_name_utf16_len; /**< units at win_name_utf16 */
+	const uint16_t *device_name_utf16; /**< if not NULL, used as is (device_name_utf16_len units) */
+	size_t device_name_utf16_len; /**< units at device_name_utf16 */
 	uint64_t last_file_write_time;     /**< 64-byte rows only */
 	uint16_t version_info[4];          /**< 64-byte rows only */
 } umt_module_desc;
