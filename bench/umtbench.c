@@ -403,6 +403,17 @@ __attribute__((noinline)) static uint64_t random_lib(const umt_trace *t, const u
 	return acc;
 }
 
+__attribute__((noinline)) static uint64_t random_view(const umt_exec_view *v,
+                                                      const uint64_t *ids, uint64_t n)
+{
+	uint64_t acc = 0;
+	umt_rec r;
+	for (uint64_t i = 0; i < n; i++)
+		if (umt_exec_view_get(v, ids[i], &r) == 0)
+			acc += (uint64_t)r.thread_id + r.type;
+	return acc;
+}
+
 __attribute__((noinline)) static uint64_t random_batch(const umt_trace *t, const uint64_t *ids,
                                                        uint64_t n)
 {
@@ -426,7 +437,9 @@ static void bench_random(const char *dir)
 	uint64_t *ids = random_ids(n, count);
 	const uint8_t *off, *rec;
 	raw_views(t, &off, &rec);
-	double lib[64], raw[64], bat[64];
+	umt_exec_view v;
+	umt_exec_view_init(&v, t);
+	double lib[64], raw[64], bat[64], view[64];
 	sink = scan_lib(t, 0, count); /* warm */
 	for (int i = 0; i < cfg.runs; i++) {
 		double t0 = now();
@@ -436,14 +449,19 @@ static void bench_random(const char *dir)
 		double t2 = now();
 		sink = random_batch(t, ids, n);
 		double t3 = now();
+		sink = random_view(&v, ids, n);
+		double t4 = now();
 		raw[i] = (double)n / (t1 - t0) / 1e6;
 		lib[i] = (double)n / (t2 - t1) / 1e6;
 		bat[i] = (double)n / (t3 - t2) / 1e6;
+		view[i] = (double)n / (t4 - t3) / 1e6;
 	}
 	struct stats l = summarize(lib, cfg.runs), r = summarize(raw, cfg.runs);
-	struct stats b = summarize(bat, cfg.runs);
+	struct stats b = summarize(bat, cfg.runs), w = summarize(view, cfg.runs);
 	report("random", "umt_exec_get by random ID", l, "M/s", "raw random walk M/s", r,
 	       l.median / r.median, ">= 0.80", l.median / r.median >= 0.8);
+	report("random", "umt_exec_view_get (inline)", w, "M/s", "raw random walk M/s", r,
+	       w.median / r.median, ">= 0.80", w.median / r.median >= 0.8);
 	report("random", "umt_exec_get_batch", b, "M/s", "umt_exec_get M/s", l, b.median / l.median,
 	       ">= 1.20", b.median / l.median >= 1.2);
 	free(ids);
@@ -805,7 +823,9 @@ static void bench_sqlite(const char *dir)
 	                                NULL), db, "prepare");
 	uint64_t lookups = cfg.smoke ? 1000 : 1000000;
 	uint64_t *ids = random_ids(lookups, n);
-	double sq[16], lib[16], sqg[16], libg[16];
+	umt_exec_view view;
+	umt_exec_view_init(&view, t);
+	double sq[16], lib[16], blk[16], sqg[16], libg[16], viewg[16];
 	int runs = cfg.runs < 3 ? cfg.runs : 3;
 	for (int i = 0; i < runs; i++) {
 		double t0 = now();
@@ -818,26 +838,36 @@ static void bench_sqlite(const char *dir)
 		double t1 = now();
 		sink = acc + scan_lib(t, 0, n);
 		double t2 = now();
+		sink = scan_block(t, 0, n);
+		double t3 = now();
 		for (uint64_t k = 0; k < lookups; k++) {
 			sqlite3_bind_int64(get, 1, (int64_t)ids[k]);
 			if (sqlite3_step(get) == SQLITE_ROW)
 				acc += (uint64_t)sqlite3_column_int(get, 0);
 			sqlite3_reset(get);
 		}
-		double t3 = now();
-		sink = acc + random_lib(t, ids, lookups);
 		double t4 = now();
+		sink = acc + random_lib(t, ids, lookups);
+		double t5 = now();
+		sink = random_view(&view, ids, lookups);
+		double t6 = now();
 		sq[i] = (double)n / (t1 - t0) / 1e6;
 		lib[i] = (double)n / (t2 - t1) / 1e6;
-		sqg[i] = (double)lookups / (t3 - t2) / 1e6;
-		libg[i] = (double)lookups / (t4 - t3) / 1e6;
+		blk[i] = (double)n / (t3 - t2) / 1e6;
+		sqg[i] = (double)lookups / (t4 - t3) / 1e6;
+		libg[i] = (double)lookups / (t5 - t4) / 1e6;
+		viewg[i] = (double)lookups / (t6 - t5) / 1e6;
 	}
-	struct stats a = summarize(lib, runs), b = summarize(sq, runs);
-	struct stats c = summarize(libg, runs), d = summarize(sqg, runs);
-	report("sqlite", "library scan", a, "M/s", "SQLite scan M/s", b, a.median / b.median,
+	struct stats a = summarize(lib, runs), k = summarize(blk, runs), b = summarize(sq, runs);
+	struct stats c = summarize(libg, runs), w = summarize(viewg, runs), d = summarize(sqg, runs);
+	report("sqlite", "record iterator scan", a, "M/s", "SQLite scan M/s", b, a.median / b.median,
 	       ">= 40", a.median / b.median >= 40);
-	report("sqlite", "library lookups by ID", c, "M/s", "SQLite lookups M/s", d,
+	report("sqlite", "block iterator scan", k, "M/s", "SQLite scan M/s", b, k.median / b.median,
+	       ">= 40", k.median / b.median >= 40);
+	report("sqlite", "umt_exec_get lookups", c, "M/s", "SQLite lookups M/s", d,
 	       c.median / d.median, ">= 100", c.median / d.median >= 100);
+	report("sqlite", "umt_exec_view_get lookups", w, "M/s", "SQLite lookups M/s", d,
+	       w.median / d.median, ">= 100", w.median / d.median >= 100);
 	free(ids);
 	sqlite3_finalize(scan);
 	sqlite3_finalize(get);
@@ -874,6 +904,11 @@ static int run_callgrind(const char *which)
 			sink = random_raw(off, rec, ids, 1000000);
 		else if (!strcmp(which, "random-lib"))
 			sink = random_lib(t, ids, 1000000);
+		else if (!strcmp(which, "random-view")) {
+			umt_exec_view v;
+			umt_exec_view_init(&v, t);
+			sink = random_view(&v, ids, 1000000);
+		}
 		else
 			sink = random_batch(t, ids, 1000000);
 		n = 1000000;

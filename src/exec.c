@@ -178,15 +178,43 @@ int umt_exec_get(const umt_trace *t, uint64_t id, umt_rec *out)
 	return umt__exec_fill(t, id, umt__ld64(o), umt__ld64(o + 8), out);
 }
 
+int umt_exec_view_init(umt_exec_view *v, const umt_trace *t)
+{
+	if (v == NULL || t == NULL)
+		return umt__failf(UMT_E_INVAL, "umt_exec_view_init: invalid argument");
+	v->trace = t;
+	v->offsets = t->exec_offsets;
+	v->records = t->exec_records;
+	v->records_size = t->exec_size;
+	v->count = t->exec_count;
+	return 0;
+}
+
+int umt__exec_bad(const umt_trace *t, uint64_t id)
+{
+	umt_rec scratch;
+	int rc = umt_exec_get(t, id, &scratch); /* the same checks, with the message */
+	return rc < 0 ? rc : umt__failf(UMT_E_CORRUPT, "record %llu: inconsistent check",
+	                                (unsigned long long)id);
+}
+
 /* ---- typed accessors ---------------------------------------------------- */
 
-int umt__rec_wrong_type(const umt_rec *r, const char *want)
+int umt__rec_wrong_type(int is_null, uint64_t id, uint64_t offset, unsigned type,
+                        const char *want)
 {
-	if (r == NULL)
+	if (is_null)
 		return umt__failf(UMT_E_INVAL, "record accessor: invalid argument");
-	const char *have = umt_rec_type_name(r->type);
-	return umt__fail(UMT_E_INVAL, UMT_FILE_EXEC_VTABLE, UMT_LOC_RECORD, r->id, r->offset,
+	const char *have = umt_rec_type_name((int)type);
+	return umt__fail(UMT_E_INVAL, UMT_FILE_EXEC_VTABLE, UMT_LOC_RECORD, id, offset,
 	                 "%s record, not %s", have ? have : "unknown", want);
+}
+
+/* The wrong-type report of the accessors below. */
+static int wrong_type(const umt_rec *r, const char *want)
+{
+	return umt__rec_wrong_type(r == NULL, r ? r->id : 0, r ? r->offset : 0,
+	                           r ? r->type : 0, want);
 }
 
 int umt_rec_syscall_id(const umt_rec *r, int64_t *syscall_id)
@@ -194,7 +222,7 @@ int umt_rec_syscall_id(const umt_rec *r, int64_t *syscall_id)
 	if (UMT_UNLIKELY(r == NULL || syscall_id == NULL))
 		return umt__failf(UMT_E_INVAL, "umt_rec_syscall_id: invalid argument");
 	if (UMT_UNLIKELY(r->type < UMT_REC_SYSCALL_ENTRY || r->type > UMT_REC_SYSCALL_SKIPPED))
-		return umt__rec_wrong_type(r, "a syscall");
+		return wrong_type(r, "a syscall");
 	*syscall_id = ((const umt_exec_skipped *)r->data)->SyscallID;
 	return 0;
 }
@@ -204,7 +232,7 @@ int umt_rec_exit_code(const umt_rec *r, int32_t *exit_code)
 	if (UMT_UNLIKELY(r == NULL || exit_code == NULL))
 		return umt__failf(UMT_E_INVAL, "umt_rec_exit_code: invalid argument");
 	if (UMT_UNLIKELY(r->type != UMT_REC_THREAD_END && r->type != UMT_REC_APP_END))
-		return umt__rec_wrong_type(r, "a thread-end or app-end");
+		return wrong_type(r, "a thread-end or app-end");
 	*exit_code = ((const umt_exec_exit *)r->data)->ExitCode;
 	return 0;
 }
@@ -216,7 +244,7 @@ int umt_rec_context(const umt_trace *t, const umt_rec *r, umt_context *out)
 	if (UMT_UNLIKELY(t == NULL || r == NULL || out == NULL))
 		return umt__failf(UMT_E_INVAL, "umt_rec_context: invalid argument");
 	if (!umt_rec_type_has_context(r->type))
-		return umt__rec_wrong_type(r, "a record with a register context");
+		return wrong_type(r, "a record with a register context");
 	uint64_t at = (r->type == UMT_REC_SYSCALL_ENTRY || r->type == UMT_REC_SYSCALL_EXIT)
 	                      ? offsetof(umt_exec_syscall, Context)
 	                      : offsetof(umt_exec_context, Context);
@@ -285,12 +313,6 @@ int umt_exec_iter_init(umt_exec_iter *it, const umt_trace *t, uint64_t begin, ui
 	return 0;
 }
 
-int umt__exec_iter_fail(umt_exec_iter *it, uint64_t id, umt_rec *out)
-{
-	const uint8_t *o = it->offsets + id * 8;
-	int rc = umt__exec_fill(it->trace, id, umt__ld64(o), umt__ld64(o + 8), out);
-	return rc < 0 ? rc : 1; /* not reached for a bad record: only for consistency */
-}
 
 /*
  * Checks records from @p id on, as long as they are good and fewer than
@@ -387,12 +409,8 @@ int umt_exec_iter_next_block(umt_exec_iter *it, umt_exec_block *b, uint32_t max)
 			                  __ATOMIC_RELAXED);
 	}
 	if (n == 0) { /* the first record is bad: report it and move past it */
-		umt_rec r;
 		it->next_id = id + 1;
-		int rc = umt__exec_iter_fail(it, id, &r);
-		if (rc < 0)
-			return rc;
-		n = 1; /* not reached: good_run() and the full check agree */
+		return umt__exec_bad(it->trace, id); /* good_run() and the full check agree */
 	}
 	b->records = it->records;
 	b->offsets = it->offsets + id * 8;

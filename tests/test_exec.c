@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -710,6 +711,48 @@ static void test_advise(void **state)
 	free(dir);
 }
 
+/* ---- inline lookups through a view ---- */
+
+static void test_view(void **state)
+{
+	(void)state;
+	struct fx_trace t;
+	fx_handmade(&t);
+	uint8_t *o = t.data[UMT_FILE_EXEC_OFFSETS], *v = t.data[UMT_FILE_EXEC_VTABLE];
+	fx_put64(o + 8 * 3, 90);    /* bad extents around records 2 and 3 */
+	fx_put64(o + 8 * 6, 600);
+	fx_put64(o + 8 * 9, 4);
+	v[fx_hm_offsets[12] + 4] = 7;  /* unknown type */
+	fx_put64(o + 8 * 11, fx_hm_offsets[10] + 21); /* record 10 one byte short of its type */
+	umt_trace *tr = open_hm(&t);
+	umt_exec_view view;
+	assert_int_equal(umt_exec_view_init(&view, tr), 0);
+	assert_int_equal(view.count, FX_HM_RECORDS);
+	for (uint64_t id = 0; id < FX_HM_RECORDS + 3; id++) {
+		umt_rec a, b;
+		int want = umt_exec_get(tr, id, &a);
+		char msg[512];
+		snprintf(msg, sizeof msg, "%s", umt_errmsg());
+		int got = umt_exec_view_get(&view, id, &b);
+		assert_int_equal(got, want);
+		if (want < 0) {
+			assert_string_equal(umt_errmsg(), msg);
+			continue;
+		}
+		assert_ptr_equal(b.data, a.data);
+		assert_int_equal(b.size, a.size);
+		assert_int_equal(b.id, a.id);
+		assert_int_equal(b.offset, a.offset);
+		assert_int_equal(b.thread_id, a.thread_id);
+		assert_int_equal(b.type, a.type);
+		assert_int_equal(b.flags, a.flags);
+	}
+	assert_int_equal(umt_exec_view_init(NULL, tr), UMT_E_INVAL);
+	assert_int_equal(umt_exec_view_init(&view, NULL), UMT_E_INVAL);
+	umt_trace_close(tr);
+	fx_free(&t);
+}
+
 /* ---- block iteration ---- */
 
 /* Walks [begin, end) in blocks of at most @p max; returns good and bad counts. */
@@ -844,6 +887,7 @@ int main(void)
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_get_batch),
 		cmocka_unit_test(test_advise),
+		cmocka_unit_test(test_view),
 		cmocka_unit_test(test_blocks),
 		cmocka_unit_test(test_block_chunks),
 	};

@@ -241,6 +241,38 @@ typedef struct umt_rec {
  */
 UMT_API int umt_exec_get(const umt_trace *t, uint64_t id, umt_rec *out);
 
+/**
+ * The execution table's geometry, copied out of a trace for inline lookups
+ * by ID (umt_exec_view_get()). A plain caller-owned struct, valid while the
+ * trace is open; any number of threads may share one.
+ */
+typedef struct umt_exec_view {
+	const umt_trace *trace; /**< the trace */
+	const uint8_t *offsets; /**< exec.offsets */
+	const uint8_t *records; /**< exec.vtable */
+	uint64_t records_size;  /**< bytes of exec.vtable */
+	uint64_t count;         /**< records */
+} umt_exec_view;
+
+/** Fills @p v from @p t. @return 0; UMT_E_INVAL. */
+UMT_API int umt_exec_view_init(umt_exec_view *v, const umt_trace *t);
+
+/**
+ * Reports why record @p id is bad, or out of range (out of line; internal):
+ * the error path of the inline record accessors. It takes no umt_rec, so
+ * that a caller's record view never escapes and the compiler can drop the
+ * stores of fields the caller does not read.
+ */
+UMT_API int umt__exec_bad(const umt_trace *t, uint64_t id);
+
+/* umt__exec_bad() for inline callers: visibly negative, so that compilers see
+ * that a record view is filled whenever the status is not an error. */
+static inline int umt__exec_bad_status(const umt_trace *t, uint64_t id)
+{
+	int rc = umt__exec_bad(t, id);
+	return rc < 0 ? rc : UMT_E_CORRUPT;
+}
+
 /** The name of a record type ("instruction", "thread-begin"...), or NULL if unknown. */
 UMT_API const char *umt_rec_type_name(int type);
 
@@ -283,8 +315,12 @@ static inline uint64_t umt_rec_min_size(unsigned type)
 	return type < 256 ? umt_rec_min_size_table[type] : UINT64_MAX;
 }
 
-/** Reports an accessor used on a record of another type (out of line; internal). */
-UMT_API int umt__rec_wrong_type(const umt_rec *r, const char *want);
+/**
+ * Reports an accessor used on a record of another type, or on NULL (out of
+ * line; internal). Takes values, not the view, so the view never escapes.
+ */
+UMT_API int umt__rec_wrong_type(int is_null, uint64_t id, uint64_t offset, unsigned type,
+                                const char *want);
 
 /**
  * Instruction record (type 0): its InsID and local context bytes. Inline:
@@ -299,7 +335,8 @@ static inline int umt_rec_ins(const umt_rec *r, int64_t *ins_id, const uint8_t *
                               uint64_t *lc_size)
 {
 	if (UMT_INLINE_UNLIKELY(r == NULL || r->type != UMT_REC_INSTRUCTION))
-		return umt__rec_wrong_type(r, "an instruction");
+		return r == NULL ? umt__rec_wrong_type(1, 0, 0, 0, "an instruction")
+		                 : umt__rec_wrong_type(0, r->id, r->offset, r->type, "an instruction");
 	if (ins_id)
 		memcpy(ins_id, r->data + offsetof(umt_exec_ins, InsID), sizeof *ins_id);
 	if (lc)
@@ -383,12 +420,6 @@ UMT_API int umt_exec_iter_init(umt_exec_iter *it, const umt_trace *t,
                                uint64_t begin, uint64_t end);
 
 /**
- * Checks record @p id fully and reports why it is bad (out of line;
- * internal): the slow path of umt_exec_iter_next().
- */
-UMT_API int umt__exec_iter_fail(umt_exec_iter *it, uint64_t id, umt_rec *out);
-
-/**
  * The next record. @return 1 with *out filled; 0 at the end of the range;
  * a negative error for a bad record, as umt_exec_get(). After an error the
  * iterator has moved past the bad record, so a caller may report it and
@@ -407,14 +438,16 @@ static inline int umt_exec_iter_next(umt_exec_iter *__restrict it, umt_rec *__re
 	it->next_id = id + 1;
 	memcpy(&begin, it->offsets + id * 8, sizeof begin);
 	memcpy(&end, it->offsets + id * 8 + 8, sizeof end);
-	if (UMT_INLINE_UNLIKELY((begin < sizeof(umt_exec_vtable_header)) |
-	                        (end > it->records_size) | (end < begin + UMT_EXEC_MIN_HDR) |
-	                        (end < begin)))
-		return umt__exec_iter_fail(it, id, out);
+	/* 16 <= begin, begin + 6 <= end <= size, as three unsigned range tests */
+	uint64_t lim = it->records_size - sizeof(umt_exec_vtable_header);
+	if (UMT_INLINE_UNLIKELY((begin - sizeof(umt_exec_vtable_header) > lim) |
+	                        (end - sizeof(umt_exec_vtable_header) > lim) |
+	                        (end - begin - UMT_EXEC_MIN_HDR > lim)))
+		return umt__exec_bad_status(it->trace, id);
 	const uint8_t *p = it->records + begin;
 	uint8_t type = p[offsetof(umt_exec_rec_hdr, Type)];
 	if (UMT_INLINE_UNLIKELY(end - begin < umt_rec_min_size_table[type]))
-		return umt__exec_iter_fail(it, id, out);
+		return umt__exec_bad_status(it->trace, id);
 	int32_t thread;
 	memcpy(&thread, p, sizeof thread);
 	out->data = p;
@@ -425,6 +458,43 @@ static inline int umt_exec_iter_next(umt_exec_iter *__restrict it, umt_rec *__re
 	out->type = type;
 	out->flags = p[offsetof(umt_exec_rec_hdr, Flags)];
 	return 1;
+}
+
+/**
+ * The record with ID @p id, as umt_exec_get() gives it, inline: a lookup by
+ * ID costs two dependent cache misses, and a short inline path lets the
+ * processor overlap those of consecutive lookups. Same checks and errors as
+ * umt_exec_get() (UMT_E_RANGE for id >= count).
+ */
+static inline int umt_exec_view_get(const umt_exec_view *__restrict v, uint64_t id,
+                                    umt_rec *__restrict out)
+{
+	uint64_t begin, end;
+	if (UMT_INLINE_UNLIKELY(id >= v->count))
+		return umt__exec_bad_status(v->trace, id);
+	memcpy(&begin, v->offsets + id * 8, sizeof begin);
+	memcpy(&end, v->offsets + id * 8 + 8, sizeof end);
+	/* 16 <= begin, begin + 6 <= end <= size, as three unsigned range tests
+	 * against lim = size - 16 (size >= 16 is checked at open) */
+	uint64_t lim = v->records_size - sizeof(umt_exec_vtable_header);
+	if (UMT_INLINE_UNLIKELY((begin - sizeof(umt_exec_vtable_header) > lim) |
+	                        (end - sizeof(umt_exec_vtable_header) > lim) |
+	                        (end - begin - UMT_EXEC_MIN_HDR > lim)))
+		return umt__exec_bad_status(v->trace, id);
+	const uint8_t *p = v->records + begin;
+	uint8_t type = p[offsetof(umt_exec_rec_hdr, Type)];
+	if (UMT_INLINE_UNLIKELY(end - begin < umt_rec_min_size_table[type]))
+		return umt__exec_bad_status(v->trace, id);
+	int32_t thread;
+	memcpy(&thread, p, sizeof thread);
+	out->data = p;
+	out->size = end - begin;
+	out->id = id;
+	out->offset = begin;
+	out->thread_id = thread;
+	out->type = type;
+	out->flags = p[offsetof(umt_exec_rec_hdr, Flags)];
+	return 0;
 }
 
 /**
