@@ -419,6 +419,54 @@ static int write_pieces(umt_writer *w, const umt_exec_desc *d)
 	return rc;
 }
 
+/*
+ * The common case, a record without a context when all three buffers have
+ * room: the offset, the prev/next entry (and the link from the thread's
+ * previous record, when that entry is still in the buffer) and the record
+ * go straight into the buffers. Returns 1 when done, 0 to take the general
+ * path (nothing was written then).
+ */
+static int add_plain_fast(umt_writer *w, const umt_exec_desc *d, uint64_t size)
+{
+	struct umt_ostream *vt = &w->vtable, *off = &w->offsets, *pn = &w->prev_next;
+	struct wthread *th = &w->threads[d->thread_id];
+	uint64_t prev_at = (uint64_t)th->last * sizeof(umt_prev_next) + sizeof(int64_t);
+	if (size > vt->cap - vt->len || sizeof(uint64_t) > off->cap - off->len ||
+	    sizeof(umt_prev_next) > pn->cap - pn->len ||
+	    (th->last >= 0 && prev_at < pn->flushed))
+		return 0;
+	uint64_t id = w->exec_count, at = umt__os_tell(vt);
+	memcpy(off->buf + off->len, &at, sizeof at);
+	off->len += sizeof at;
+	umt_prev_next e = {th->last, -1};
+	memcpy(pn->buf + pn->len, &e, sizeof e);
+	pn->len += sizeof e;
+	if (th->last >= 0)
+		memcpy(pn->buf + (prev_at - pn->flushed), &id, sizeof id);
+	else
+		th->first = (int64_t)id;
+	th->last = (int64_t)id;
+	th->last_type = d->type;
+	th->count++;
+	uint8_t *p = umt__os_reserve(vt, size); /* room checked above: never flushes */
+	umt_exec_rec_hdr h = {d->thread_id, d->type, d->flags};
+	memcpy(p, &h, sizeof h);
+	p += sizeof h;
+	switch (d->type) {
+	case UMT_REC_INSTRUCTION:
+		memcpy(p, &d->ins_id, sizeof d->ins_id);
+		memcpy(p + sizeof d->ins_id, d->lc, d->lc_size); /* lc_size may be 0 */
+		break;
+	case UMT_REC_SYSCALL_SKIPPED:
+		memcpy(p, &d->syscall_id, sizeof d->syscall_id);
+		break;
+	default:
+		memcpy(p, &d->exit_code, sizeof d->exit_code);
+		break;
+	}
+	return 1;
+}
+
 int umt_writer_add_exec(umt_writer *w, const umt_exec_desc *d, uint64_t *id)
 {
 	if (UMT_UNLIKELY(w == NULL || d == NULL))
@@ -430,13 +478,15 @@ int umt_writer_add_exec(umt_writer *w, const umt_exec_desc *d, uint64_t *id)
 		                  d->thread_id);
 	if (UMT_UNLIKELY(d->type == UMT_REC_INSTRUCTION && d->lc_size > 0 && d->lc == NULL))
 		return umt__failf(UMT_E_INVAL, "umt_writer_add_exec: local context missing");
-	int rc = begin_record(w, d->thread_id, d->type);
-	if (rc < 0)
-		return rc;
 	uint64_t size = plain_size(d);
-	rc = size && size <= w->vtable.cap ? write_plain(w, d, size) : write_pieces(w, d);
-	if (rc < 0)
-		return rc;
+	if (!(size && add_plain_fast(w, d, size))) {
+		int rc = begin_record(w, d->thread_id, d->type);
+		if (rc < 0)
+			return rc;
+		rc = size && size <= w->vtable.cap ? write_plain(w, d, size) : write_pieces(w, d);
+		if (rc < 0)
+			return rc;
+	}
 	if (id)
 		*id = w->exec_count;
 	w->exec_count++;
