@@ -455,7 +455,8 @@ static int add_plain_fast(umt_writer *w, const umt_exec_desc *d, uint64_t size)
 	switch (d->type) {
 	case UMT_REC_INSTRUCTION:
 		memcpy(p, &d->ins_id, sizeof d->ins_id);
-		memcpy(p + sizeof d->ins_id, d->lc, d->lc_size); /* lc_size may be 0 */
+		if (d->lc_size) /* lc may be NULL then, and memcpy(NULL) is undefined */
+			memcpy(p + sizeof d->ins_id, d->lc, d->lc_size);
 		break;
 	case UMT_REC_SYSCALL_SKIPPED:
 		memcpy(p, &d->syscall_id, sizeof d->syscall_id);
