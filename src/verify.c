@@ -82,6 +82,10 @@ static void place(struct verifier *v, unsigned check, int file, enum umt_loc_kin
 static void emit(struct verifier *v, int status, int severity, unsigned check, int file,
                  int64_t id, uint64_t offset)
 {
+	/* once stopped (the cap, or the callback), a check that finds several
+	 * problems in a row reports none of the rest */
+	if (v->stop)
+		return;
 	umt_problem p = {status, severity, check, file, id, offset, v->msg};
 	if (severity == UMT_SEVERITY_ERROR) {
 		if (v->r.errors++ == 0)

@@ -1062,6 +1062,32 @@ static void test_selection(void **state)
 	fx_free(&t);
 }
 
+/* A cap is a cap even when one row has several problems (found by fuzzing). */
+static void test_cap_within_one_row(void **state)
+{
+	(void)state;
+	struct fx_trace t;
+	fx_handmade(&t);
+	fx_put64(at(&t, UMT_FILE_MODULE, HM_MOD + 0), 5);         /* LoadEID 5 */
+	fx_put64(at(&t, UMT_FILE_MODULE, HM_MOD + 8), 0);         /* UnloadEID 0 < LoadEID */
+	fx_put64(at(&t, UMT_FILE_MODULE, HM_MOD + 16), 0x500000); /* StartAddr > EndAddr */
+	umt_trace *tr;
+	assert_int_equal(fx_open(&t, &tr), 0);
+	struct got g;
+	memset(&g, 0, sizeof g);
+	verify_trace(tr, UMT_CHECK_MODULES, 0, &g);
+	assert_true(g.n >= 2);
+	assert_int_equal(g.p[0].id, 0);
+	assert_int_equal(g.p[1].id, 0);
+	memset(&g, 0, sizeof g);
+	verify_trace(tr, UMT_CHECK_MODULES, 1, &g);
+	assert_int_equal(g.n, 1);
+	assert_int_equal(g.res.errors, 1);
+	assert_int_equal(g.res.stopped, 1);
+	umt_trace_close(tr);
+	fx_free(&t);
+}
+
 static void test_cap_and_stop(void **state)
 {
 	(void)state;
@@ -1187,6 +1213,7 @@ int main(void)
 		cmocka_unit_test(test_links),
 		cmocka_unit_test(test_selection),
 		cmocka_unit_test(test_cap_and_stop),
+		cmocka_unit_test(test_cap_within_one_row),
 		cmocka_unit_test(test_progress),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
