@@ -367,19 +367,16 @@ static uint64_t plain_size(const umt_exec_desc *d)
 	}
 }
 
-/* Writes a record without a context in place in the buffer: one bounds check. */
-static int write_plain(umt_writer *w, const umt_exec_desc *d, uint64_t size)
+/* Stores a record without a context (plain_size() bytes) at @p p. */
+static void put_plain(uint8_t *p, const umt_exec_desc *d)
 {
-	uint8_t *p = umt__os_reserve(&w->vtable, size);
-	if (p == NULL)
-		return UMT_E_IO;
 	umt_exec_rec_hdr h = {d->thread_id, d->type, d->flags};
 	memcpy(p, &h, sizeof h);
 	p += sizeof h;
 	switch (d->type) {
 	case UMT_REC_INSTRUCTION:
 		memcpy(p, &d->ins_id, sizeof d->ins_id);
-		if (d->lc_size)
+		if (d->lc_size) /* lc may be NULL then, and memcpy(NULL) is undefined */
 			memcpy(p + sizeof d->ins_id, d->lc, d->lc_size);
 		break;
 	case UMT_REC_SYSCALL_SKIPPED:
@@ -389,6 +386,15 @@ static int write_plain(umt_writer *w, const umt_exec_desc *d, uint64_t size)
 		memcpy(p, &d->exit_code, sizeof d->exit_code);
 		break;
 	}
+}
+
+/* Writes a record without a context in place in the buffer: one bounds check. */
+static int write_plain(umt_writer *w, const umt_exec_desc *d, uint64_t size)
+{
+	uint8_t *p = umt__os_reserve(&w->vtable, size);
+	if (p == NULL)
+		return UMT_E_IO;
+	put_plain(p, d);
 	return 0;
 }
 
@@ -448,23 +454,7 @@ static int add_plain_fast(umt_writer *w, const umt_exec_desc *d, uint64_t size)
 	th->last = (int64_t)id;
 	th->last_type = d->type;
 	th->count++;
-	uint8_t *p = umt__os_reserve(vt, size); /* room checked above: never flushes */
-	umt_exec_rec_hdr h = {d->thread_id, d->type, d->flags};
-	memcpy(p, &h, sizeof h);
-	p += sizeof h;
-	switch (d->type) {
-	case UMT_REC_INSTRUCTION:
-		memcpy(p, &d->ins_id, sizeof d->ins_id);
-		if (d->lc_size) /* lc may be NULL then, and memcpy(NULL) is undefined */
-			memcpy(p + sizeof d->ins_id, d->lc, d->lc_size);
-		break;
-	case UMT_REC_SYSCALL_SKIPPED:
-		memcpy(p, &d->syscall_id, sizeof d->syscall_id);
-		break;
-	default:
-		memcpy(p, &d->exit_code, sizeof d->exit_code);
-		break;
-	}
+	put_plain(umt__os_reserve(vt, size), d); /* room checked above: never flushes */
 	return 1;
 }
 

@@ -419,6 +419,41 @@ typedef struct umt_exec_iter {
 UMT_API int umt_exec_iter_init(umt_exec_iter *it, const umt_trace *t,
                                uint64_t begin, uint64_t end);
 
+/*
+ * Checks record @p id of an execution table (offsets, records, size) and
+ * fills @p out: the common part of the inline accessors below (internal).
+ * 16 <= begin and begin + 6 <= end <= size are three unsigned range tests
+ * against lim = size - 16 (open checked size >= 16); then one compare with
+ * the type's minimum size rejects short records and undefined types.
+ */
+static inline int umt__rec_check_fill(const umt_trace *t, const uint8_t *offsets,
+                                      const uint8_t *records, uint64_t size, uint64_t id,
+                                      umt_rec *__restrict out)
+{
+	uint64_t begin, end;
+	memcpy(&begin, offsets + id * 8, sizeof begin);
+	memcpy(&end, offsets + id * 8 + 8, sizeof end);
+	uint64_t lim = size - sizeof(umt_exec_vtable_header);
+	if (UMT_INLINE_UNLIKELY((begin - sizeof(umt_exec_vtable_header) > lim) |
+	                        (end - sizeof(umt_exec_vtable_header) > lim) |
+	                        (end - begin - UMT_EXEC_MIN_HDR > lim)))
+		return umt__exec_bad_status(t, id);
+	const uint8_t *p = records + begin;
+	uint8_t type = p[offsetof(umt_exec_rec_hdr, Type)];
+	if (UMT_INLINE_UNLIKELY(end - begin < umt_rec_min_size_table[type]))
+		return umt__exec_bad_status(t, id);
+	int32_t thread;
+	memcpy(&thread, p, sizeof thread);
+	out->data = p;
+	out->size = end - begin;
+	out->id = id;
+	out->offset = begin;
+	out->thread_id = thread;
+	out->type = type;
+	out->flags = p[offsetof(umt_exec_rec_hdr, Flags)];
+	return 0;
+}
+
 /**
  * The next record. @return 1 with *out filled; 0 at the end of the range;
  * a negative error for a bad record, as umt_exec_get(). After an error the
@@ -432,32 +467,12 @@ UMT_API int umt_exec_iter_init(umt_exec_iter *it, const umt_trace *t,
  */
 static inline int umt_exec_iter_next(umt_exec_iter *__restrict it, umt_rec *__restrict out)
 {
-	uint64_t id = it->next_id, begin, end;
+	uint64_t id = it->next_id;
 	if (id >= it->end_id)
 		return 0;
 	it->next_id = id + 1;
-	memcpy(&begin, it->offsets + id * 8, sizeof begin);
-	memcpy(&end, it->offsets + id * 8 + 8, sizeof end);
-	/* 16 <= begin, begin + 6 <= end <= size, as three unsigned range tests */
-	uint64_t lim = it->records_size - sizeof(umt_exec_vtable_header);
-	if (UMT_INLINE_UNLIKELY((begin - sizeof(umt_exec_vtable_header) > lim) |
-	                        (end - sizeof(umt_exec_vtable_header) > lim) |
-	                        (end - begin - UMT_EXEC_MIN_HDR > lim)))
-		return umt__exec_bad_status(it->trace, id);
-	const uint8_t *p = it->records + begin;
-	uint8_t type = p[offsetof(umt_exec_rec_hdr, Type)];
-	if (UMT_INLINE_UNLIKELY(end - begin < umt_rec_min_size_table[type]))
-		return umt__exec_bad_status(it->trace, id);
-	int32_t thread;
-	memcpy(&thread, p, sizeof thread);
-	out->data = p;
-	out->size = end - begin;
-	out->id = id;
-	out->offset = begin;
-	out->thread_id = thread;
-	out->type = type;
-	out->flags = p[offsetof(umt_exec_rec_hdr, Flags)];
-	return 1;
+	int rc = umt__rec_check_fill(it->trace, it->offsets, it->records, it->records_size, id, out);
+	return rc < 0 ? rc : 1;
 }
 
 /**
@@ -469,32 +484,9 @@ static inline int umt_exec_iter_next(umt_exec_iter *__restrict it, umt_rec *__re
 static inline int umt_exec_view_get(const umt_exec_view *__restrict v, uint64_t id,
                                     umt_rec *__restrict out)
 {
-	uint64_t begin, end;
 	if (UMT_INLINE_UNLIKELY(id >= v->count))
 		return umt__exec_bad_status(v->trace, id);
-	memcpy(&begin, v->offsets + id * 8, sizeof begin);
-	memcpy(&end, v->offsets + id * 8 + 8, sizeof end);
-	/* 16 <= begin, begin + 6 <= end <= size, as three unsigned range tests
-	 * against lim = size - 16 (size >= 16 is checked at open) */
-	uint64_t lim = v->records_size - sizeof(umt_exec_vtable_header);
-	if (UMT_INLINE_UNLIKELY((begin - sizeof(umt_exec_vtable_header) > lim) |
-	                        (end - sizeof(umt_exec_vtable_header) > lim) |
-	                        (end - begin - UMT_EXEC_MIN_HDR > lim)))
-		return umt__exec_bad_status(v->trace, id);
-	const uint8_t *p = v->records + begin;
-	uint8_t type = p[offsetof(umt_exec_rec_hdr, Type)];
-	if (UMT_INLINE_UNLIKELY(end - begin < umt_rec_min_size_table[type]))
-		return umt__exec_bad_status(v->trace, id);
-	int32_t thread;
-	memcpy(&thread, p, sizeof thread);
-	out->data = p;
-	out->size = end - begin;
-	out->id = id;
-	out->offset = begin;
-	out->thread_id = thread;
-	out->type = type;
-	out->flags = p[offsetof(umt_exec_rec_hdr, Flags)];
-	return 0;
+	return umt__rec_check_fill(v->trace, v->offsets, v->records, v->records_size, id, out);
 }
 
 /**
