@@ -15,7 +15,9 @@
  * libxml2 is shared with the application: nothing global is changed. Options
  * are per context (recovery, entity substitution and DTD loading off, no
  * network), and errors reach a structured handler of the context, which
- * keeps the first one; nothing is printed.
+ * keeps the first one; nothing is printed (the thread's generic handler,
+ * which encoding errors bypass the context for, is silenced during a parse
+ * and restored after it).
  */
 #include <limits.h>
 #include <stdio.h>
@@ -92,6 +94,13 @@ static void on_error(void *data, xmlErrorPtr e)
 		st->msg[--n] = '\0';
 }
 
+/* libxml2's generic handler during a parse: the failure is reported by the context. */
+static void discard(void *ctx, const char *msg, ...)
+{
+	(void)ctx;
+	(void)msg;
+}
+
 /* One strict parse of @p len bytes; NULL with *err filled on failure. */
 static xmlDocPtr parse_once(const char *buf, size_t len, struct xml_err *err)
 {
@@ -114,7 +123,17 @@ static xmlDocPtr parse_once(const char *buf, size_t len, struct xml_err *err)
 	c->validate = 0;
 	c->_private = err;
 	c->sax->serror = on_error;
+	/*
+	 * Encoding and I/O errors (an undecodable byte in a declared encoding)
+	 * reach no context handler: libxml2 prints them through its generic
+	 * handler. Silence that for this parse only; it is per thread, and the
+	 * caller's handler is restored.
+	 */
+	xmlGenericErrorFunc saved = xmlGenericError;
+	void *saved_ctx = xmlGenericErrorContext;
+	xmlSetGenericErrorFunc(NULL, discard);
 	xmlDocPtr doc = xmlCtxtReadMemory(c, buf, (int)len, NULL, NULL, PARSE_OPTIONS);
+	xmlSetGenericErrorFunc(saved_ctx, saved);
 	if (doc == NULL && !err->have && !err->nomem) {
 		/* Not reported through the handler: take what the context kept. */
 		const xmlError *e = xmlCtxtGetLastError(c);

@@ -201,9 +201,11 @@ static int phrase_part(const umt_ins_exec *x, uint8_t slot, int16_t *reg, uint64
 	}
 	umt_value val;
 	int rc = umt_lc_slot_value(x, slot, &val, NULL);
+	if (rc < 0) /* val is unset, and slot may be past LCCount */
+		return rc;
 	*reg = x->dec.slots[slot].RegName;
 	*v = umt_value_u64(&val);
-	return rc;
+	return 0;
 }
 
 /* true when an explicit operand or a slot is named @p a or @p b. */

@@ -3,17 +3,30 @@
 # (with sudo when not root), builds, and runs.
 #
 #   sh tools/quickstart.sh demo   build umtdump, run it on the bundled sample trace
-#   sh tools/quickstart.sh test   build and run the whole test suite: once under
-#                                 AddressSanitizer + UndefinedBehaviorSanitizer with
-#                                 warnings as errors, once as an optimised build
+#   sh tools/quickstart.sh test   everything CI checks (.ci/run calls this), in order:
+#     1. gcc, AddressSanitizer + UndefinedBehaviorSanitizer (alignment included),
+#        warnings as errors: build, whole test suite (corpus replay included);
+#     2. gcc, optimised, warnings as errors: build, whole test suite;
+#     3. clang, ASan + UBSan, warnings as errors, with the libFuzzer targets:
+#        build, whole test suite;
+#     4. each libFuzzer target for a short smoke run from the seed corpus
+#        ($UMT_FUZZ_SECONDS seconds each, default 25);
+#     5. cppcheck and clang-tidy on src/ with the committed configuration
+#        (.cppcheck/suppressions.txt, .clang-tidy).
+#   Each step says what it runs; the first failure stops with a non-zero status.
+#   Build trees go to build/asan, build/release and build/clang.
 set -eu
 cd "$(dirname "$0")/.."
 
 PACKAGES="cmake make gcc pkg-config libxml2-dev libcmocka-dev python3"
+# For `test`: clang with its sanitizer and libFuzzer runtimes (libclang-rt-dev
+# is Debian's package of the runtimes of the default clang: libclang-rt-14-dev
+# on Debian 12), and the static analysers.
+TEST_PACKAGES="clang libclang-rt-dev cppcheck clang-tidy"
 
 install_missing() {
 	missing=""
-	for p in $PACKAGES; do
+	for p in "$@"; do
 		dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
 	done
 	[ -z "$missing" ] && return 0
@@ -34,23 +47,112 @@ demo() {
 	build/demo/tools/umtdump/umtdump exec examples/sample-trace
 }
 
+# Prints a step heading.
+step() {
+	echo
+	echo "== quickstart: $*"
+}
+
 # One configuration: configure, build everything, run ctest.
 run_suite() {
 	dir=$1
 	shift
+	echo "cmake -S . -B $dir $*"
 	cmake -S . -B "$dir" "$@" >/dev/null
 	cmake --build "$dir" -j "$jobs" >/dev/null
 	ctest --test-dir "$dir" --output-on-failure -j "$jobs"
 }
 
+# Whether clang can link a libFuzzer program (libclang-rt present).
+have_libfuzzer() {
+	command -v clang >/dev/null 2>&1 || return 1
+	probe=$(mktemp -d "${TMPDIR:-/tmp}/umt-probe.XXXXXX")
+	printf '%s\n' '#include <stddef.h>' '#include <stdint.h>' \
+		'int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);' \
+		'int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }' \
+		>"$probe/probe.c"
+	ok=0
+	clang -fsanitize=fuzzer,address,undefined "$probe/probe.c" -o "$probe/probe" \
+		>/dev/null 2>&1 || ok=1
+	rm -rf "$probe"
+	return $ok
+}
+
+# Runs each libFuzzer target of build tree $1 from a scratch copy of the seed corpus.
+fuzz_smoke() {
+	dir=$1
+	secs=${UMT_FUZZ_SECONDS:-25}
+	for t in trace meta enum; do
+		work=$dir/fuzz-smoke/$t
+		rm -rf "$work"
+		mkdir -p "$work/corpus" "$work/artifacts"
+		cp tests/fuzz/corpus/$t/* "$work/corpus/"
+		echo "$dir/tests/fuzz/fuzz_$t -max_total_time=$secs ($t corpus, tests/fuzz/$t.dict)"
+		if ! "$dir/tests/fuzz/fuzz_$t" -max_total_time="$secs" -timeout=10 \
+			-dict="tests/fuzz/$t.dict" -artifact_prefix="$work/artifacts/" \
+			-print_final_stats=1 "$work/corpus" tests/fuzz/crashes/$t \
+			>"$work/log" 2>&1; then
+			tail -n 40 "$work/log"
+			echo "quickstart: fuzz_$t failed; the input is in $work/artifacts/" \
+				"(add it to tests/fuzz/crashes/$t/ once fixed)" >&2
+			return 1
+		fi
+		# executions, and the last status line: edges (cov) and features (ft)
+		grep -E '^Done [0-9]+ runs' "$work/log"
+		grep -E '^#[0-9]+' "$work/log" | tail -n 1
+	done
+}
+
+# cppcheck and clang-tidy on src/, clang-tidy with the compile commands of $1.
+static_analysis() {
+	dir=$1
+	echo "cppcheck src/ (--suppressions-list=.cppcheck/suppressions.txt)"
+	cppcheck --quiet --error-exitcode=1 --std=c11 \
+		--enable=warning,style,performance,portability --inline-suppr \
+		--suppressions-list=.cppcheck/suppressions.txt -I include -I src \
+		-D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
+		--template='{file}:{line}: {severity}: {message} [{id}]' src
+	echo "clang-tidy src/*.c (.clang-tidy)"
+	status=0
+	ls src/*.c | xargs -P "$jobs" -n 2 clang-tidy --quiet -p "$dir" \
+		>"$dir/clang-tidy.log" 2>&1 || status=$?
+	if [ $status -ne 0 ] || grep -Evq '^[0-9]+ warnings? generated\.$' "$dir/clang-tidy.log"; then
+		grep -Ev '^[0-9]+ warnings? generated\.$' "$dir/clang-tidy.log"
+		echo "quickstart: clang-tidy found problems (status $status)" >&2
+		return 1
+	fi
+}
+
 test_all() {
+	start=$(date +%s)
+	export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}"
+	step "gcc, AddressSanitizer + UndefinedBehaviorSanitizer, warnings as errors"
 	run_suite build/asan -DCMAKE_BUILD_TYPE=Debug -DUMT_SANITIZE=ON -DUMT_STRICT=ON
+	step "gcc, optimised, warnings as errors"
 	run_suite build/release -DCMAKE_BUILD_TYPE=Release -DUMT_STRICT=ON
+	fuzz=OFF
+	if have_libfuzzer; then
+		fuzz=ON
+	else
+		echo "quickstart: clang cannot link -fsanitize=fuzzer (libclang-rt missing):" \
+			"libFuzzer targets SKIPPED"
+	fi
+	step "clang, ASan + UBSan, warnings as errors, libFuzzer targets $fuzz"
+	run_suite build/clang -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		-DUMT_SANITIZE=ON -DUMT_STRICT=ON -DUMT_FUZZ=$fuzz -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
+	if [ $fuzz = ON ]; then
+		step "libFuzzer smoke runs"
+		fuzz_smoke build/clang
+	fi
+	step "static analysis"
+	static_analysis build/clang
+	echo
+	echo "quickstart: every check passed in $(($(date +%s) - start)) s"
 }
 
 case "${1:-}" in
-demo) install_missing && demo ;;
-test) install_missing && test_all ;;
+demo) install_missing $PACKAGES && demo ;;
+test) install_missing $PACKAGES $TEST_PACKAGES && test_all ;;
 *)
 	echo "usage: sh tools/quickstart.sh demo|test" >&2
 	exit 2

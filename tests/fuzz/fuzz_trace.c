@@ -245,7 +245,6 @@ static void walk_operands(struct walk *w, const umt_ins_exec *x)
 		if (rc == UMT_E_BOUNDS)
 			w->bad_ins++;
 	}
-	(void)w;
 }
 
 static void walk_slots(struct walk *w, const umt_ins_exec *x)
@@ -321,7 +320,8 @@ static void walk_tampered(const umt_ins_exec *x)
 	for (unsigned s = 0; s < y.dec.ins->LCCount; s++) {
 		const umt_lc_slot *sl = &y.dec.slots[s];
 		int rc = umt_lc_slot_value(&y, s, &v, NULL);
-		FUZZ_CHECK(sl->AddrWidth == 0 && sl->ValueSize == 0 ? rc == 0 : rc == UMT_E_BOUNDS);
+		int empty = sl->Offset == 0 && sl->AddrWidth == 0 && sl->ValueSize == 0;
+		FUZZ_CHECK(empty ? rc == 0 : rc == UMT_E_BOUNDS);
 	}
 	for (unsigned i = 0; i < y.dec.ins->ExpCount; i++) {
 		int rc = umt_operand_value(&y, i, UMT_BEFORE, &v);
@@ -435,6 +435,8 @@ static void check_record(struct walk *w, const umt_rec *r, uint64_t id)
 	const char *name = umt_rec_type_name(r->type);
 	FUZZ_CHECK(name != NULL && umt_rec_type_from_name(name) == r->type);
 	FUZZ_CHECK(r->size >= min_size(r->type) && min_size(r->type) > 0);
+	FUZZ_CHECK(umt_rec_min_size(r->type) == min_size(r->type));
+	(void)umt_rec_is_incomplete(r);
 	FUZZ_CHECK(r->type == r->data[4] && r->flags == r->data[5]);
 	FUZZ_CHECK((uint32_t)r->thread_id == ld32(r->data));
 	int64_t prev, next;
@@ -481,6 +483,92 @@ static void walk_records(struct walk *w, uint64_t begin, int deep)
 	FUZZ_CHECK(umt_exec_iter_next(&it, &r) == 0);
 }
 
+/* umt_exec_view_get() and umt_exec_get_batch() agree with umt_exec_get() on every ID. */
+static void walk_views(struct walk *w)
+{
+	umt_exec_view v;
+	umt_rec r, g, batch[8];
+	uint64_t ids[8];
+	FUZZ_CHECK(umt_exec_view_init(&v, w->t) == 0);
+	for (uint64_t id = 0; id <= w->count; id++) {
+		int rc = umt_exec_view_get(&v, id, &r), grc = umt_exec_get(w->t, id, &g);
+		FUZZ_CHECK(rc == grc);
+		if (rc == 0)
+			same_record(&r, &g);
+	}
+	/* batches of 8 IDs running backwards from the end, one past the end first */
+	for (uint64_t top = w->count + 1; top > 0; top = top > 8 ? top - 8 : 0) {
+		size_t n = top < 8 ? (size_t)top : 8;
+		int first = 0;
+		for (size_t i = 0; i < n; i++)
+			ids[i] = top - 1 - i;
+		int rc = umt_exec_get_batch(w->t, ids, n, batch);
+		for (size_t i = 0; i < n; i++) {
+			int grc = umt_exec_get(w->t, ids[i], &g);
+			if (grc == 0)
+				same_record(&batch[i], &g);
+			else
+				FUZZ_CHECK(batch[i].data == NULL);
+			if (first == 0)
+				first = grc;
+		}
+		FUZZ_CHECK(rc == first);
+	}
+}
+
+/* Blocks of up to @p max records cover the range exactly as umt_exec_iter_next() does. */
+static void walk_blocks(struct walk *w, uint32_t max)
+{
+	umt_exec_iter it;
+	umt_exec_block b;
+	umt_rec r, g;
+	uint64_t id = 0;
+	FUZZ_CHECK(umt_exec_iter_init(&it, w->t, 0, UINT64_MAX) == 0);
+	FUZZ_CHECK(umt_exec_iter_next_block(&it, &b, 0) == UMT_E_INVAL);
+	for (;;) {
+		int n = umt_exec_iter_next_block(&it, &b, max);
+		if (n == 0)
+			break;
+		if (n < 0) { /* the bad record: skipped */
+			FUZZ_CHECK(umt_exec_get(w->t, id, &g) == n);
+			id++;
+			continue;
+		}
+		FUZZ_CHECK((uint32_t)n <= max && b.count == (uint32_t)n && b.first == id);
+		for (uint32_t i = 0; i < b.count; i++, id++) {
+			FUZZ_CHECK(umt_exec_get(w->t, id, &g) == 0);
+			umt_block_rec(&b, i, &r);
+			same_record(&r, &g);
+			FUZZ_CHECK(umt_block_data(&b, i) == g.data && umt_block_size(&b, i) == g.size);
+		}
+	}
+	FUZZ_CHECK(id == w->count);
+}
+
+/* Ranges from umt_exec_split() cover [0, count) once; hints are no-ops in memory. */
+static void walk_split_advise(struct walk *w)
+{
+	uint64_t bounds[8];
+	for (unsigned n = 1; n < 8; n += 3) {
+		FUZZ_CHECK(umt_exec_split(w->t, n, bounds) == 0);
+		FUZZ_CHECK(bounds[0] == 0 && bounds[n] == w->count);
+		for (unsigned k = 0; k < n; k++)
+			FUZZ_CHECK(bounds[k] <= bounds[k + 1]);
+	}
+	FUZZ_CHECK(umt_exec_split(w->t, 0, bounds) == UMT_E_INVAL);
+	umt_exec_iter it;
+	FUZZ_CHECK(umt_exec_iter_init(&it, w->t, 0, UINT64_MAX) == 0);
+	for (int a = UMT_ADVISE_NORMAL; a <= UMT_ADVISE_DONTNEED; a++) {
+		FUZZ_CHECK(umt_exec_advise(w->t, 0, w->count, a) == 0);
+		FUZZ_CHECK(umt_exec_iter_advise(&it, a) == 0);
+		FUZZ_CHECK(umt_trace_advise(w->t, UMT_FILE_EXEC_VTABLE, a) == 0);
+	}
+	FUZZ_CHECK(umt_exec_advise(w->t, 0, w->count, UMT_ADVISE_DONTNEED + 1) == UMT_E_INVAL);
+	FUZZ_CHECK(umt_exec_advise(w->t, 0, w->count + 1, UMT_ADVISE_NORMAL) == UMT_E_RANGE);
+	if (w->count > 0)
+		FUZZ_CHECK(umt_exec_advise(w->t, 1, 0, UMT_ADVISE_NORMAL) == UMT_E_RANGE);
+}
+
 static void walk_exec(struct walk *w)
 {
 	umt_rec r;
@@ -490,6 +578,11 @@ static void walk_exec(struct walk *w)
 	FUZZ_CHECK(umt_exec_iter_init(&it, w->t, w->count + 1, UINT64_MAX) == UMT_E_RANGE);
 	walk_records(w, 0, 1);
 	walk_records(w, w->count / 2, 0);
+	walk_views(w);
+	walk_blocks(w, 1);
+	walk_blocks(w, 7);
+	walk_blocks(w, 1024);
+	walk_split_advise(w);
 	/* an empty range */
 	FUZZ_CHECK(umt_exec_iter_init(&it, w->t, w->count, w->count) == 0);
 	FUZZ_CHECK(umt_exec_iter_next(&it, &r) == 0);
@@ -922,6 +1015,11 @@ static void check_info(struct walk *w)
 	FUZZ_CHECK(umt_trace_changed(w->t) == 0);
 	for (unsigned bit = 1; bit < 0x100; bit <<= 1)
 		(void)umt_exec_flag_name(i->exec_version, bit);
+	/* no record of an undefined type can be long enough */
+	for (unsigned type = 0; type < 256; type++)
+		FUZZ_CHECK(umt_rec_type_name((int)type) != NULL
+		                   ? umt_rec_min_size(type) == min_size((uint8_t)type)
+		                   : umt_rec_min_size(type) > UINT32_MAX);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -934,7 +1032,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc < 0) {
 		FUZZ_CHECK(t == NULL);
 		FUZZ_CHECK(rc == UMT_E_MISSING || rc == UMT_E_NOMEM || is_content_error(rc));
-		FUZZ_CHECK(umt_errmsg()[0] != '\0');
+		FUZZ_CHECK(umt_errmsg()[0] != '\0' && umt_strerror(rc)[0] != '\0');
 		release(&in);
 		return 0;
 	}

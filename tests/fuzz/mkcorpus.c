@@ -178,6 +178,14 @@ static const struct { const char *name; const char *text; } xml_seeds[] = {
 	 "</Exec><Ins><Format><Version>1</Version></Format></Ins></UMTracer></RawTrace>"
 	 "<Pin><WorkingDirectory>C:\\</WorkingDirectory></Pin></TraceMetaData>"},
 	{"empty-file", ""},
+	{"latin1",
+	 "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<TraceMetaData><OS><Name>caf\xe9</Name>"
+	 "</OS><CPU><HasXMM> 1 </HasXMM></CPU></TraceMetaData>\n"},
+	{"bad-encoding",
+	 "<?xml version=\"1.0\" encoding=\"UTF-7\"?><a>\\Win\xce\x35\x33<b/></a>"},
+	{"rootless-decl-line",
+	 "<?xml version=\"1.0\"?><Xed><Version>20131119</Version></Xed><Pin><Version>2.12.56759"
+	 "</Version></Pin>\n<App><Bitness>x</Bitness></App>"},
 };
 
 /* A 2015 file in UTF-16LE with a byte order mark. */
@@ -233,6 +241,14 @@ static const struct { const char *name; unsigned type; const char *text; } enum_
 	 "typedef enum {\n  XED_IFORM_INVALID=0,\n  XED_IFORM_AAA=1,\n  XED_IFORM_MOV_GPRv_MEMv=2,\n"
 	 "  XED_IFORM_LAST\n} xed_iform_enum_t;\n"},
 	{"errors", 0, "typedef enum {\n  E_A,\n  E_A,\n  E_B = E_UNKNOWN * 2,\n} e_t;\n/* open"},
+	{"lexer", 0,
+	 "\xef\xbb\xbf// a comment \\\r\n continued\r\nconst char *s = \"enum { NOT }\\\"\";\r\n"
+	 "char c = '}';\r\n#define X \\\r\n enum\r\ntypedef enum /* x */ lex_tag {\r\n"
+	 "  L_A = 0x7fffffffffffffff,\r\n  L_B,\r\n} lex_t;\r\n"},
+	{"overflow", 0, "enum o { O_A = -0x7fffffffffffffff - 2 };\n"},
+	{"unexpected", 0, "enum u { U_A = , U_B };\n"},
+	{"deep-parens", 0,
+	 "enum d { D = ((((((((((((((((((((((((((((((((1))))))))))))))))))))))))))))))) };\n"},
 };
 
 static void enum_corpus(void)
