@@ -10,18 +10,9 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "check.h"
 #include "fixture.h"
 #include "std_trace.h"
-
-static umt_trace *open_dir(const char *dir)
-{
-	umt_trace *tr = NULL;
-	int rc = umt_trace_open(dir, 0, &tr);
-	if (rc != 0)
-		print_error("open %s: %s\n", dir, umt_errmsg());
-	assert_int_equal(rc, 0);
-	return tr;
-}
 
 /* The range found for @p address, or -1. */
 static int64_t find(umt_trace *tr, uint64_t address)
@@ -98,7 +89,7 @@ static void test_std(void **state)
 	(void)state;
 	char *dir = fx_tmpdir();
 	assert_int_equal(fx_write_standard(dir, UMT_FLAVOUR_2015), 0);
-	umt_trace *tr = open_dir(dir);
+	umt_trace *tr = fx_must_open_dir(dir);
 	assert_int_equal(umt_address_range_count(tr), STD_RANGES);
 	const umt_address_range *r;
 	assert_int_equal(umt_address_range_get(tr, 1, &r), 0);
@@ -120,7 +111,7 @@ static void test_empty(void **state)
 {
 	(void)state;
 	char *dir = write_ranges(NULL, 0);
-	umt_trace *tr = open_dir(dir);
+	umt_trace *tr = fx_must_open_dir(dir);
 	assert_int_equal(umt_address_range_count(tr), 0);
 	assert_int_equal(find(tr, 0), -1);
 	assert_int_equal(find(tr, 0x400000), -1);
@@ -139,7 +130,7 @@ static void test_extremes(void **state)
 	static int64_t r[3][2] = {{0, 0xfff}, {0x7ffffffff000, 0x7fffffffffff},
 	                                {(int64_t)0xfffffffffffff000ull, -1}};
 	char *dir = write_ranges(r, 3);
-	umt_trace *tr = open_dir(dir);
+	umt_trace *tr = fx_must_open_dir(dir);
 	assert_int_equal(find(tr, 0), 0);
 	assert_int_equal(find(tr, 0xfff), 0);
 	assert_int_equal(find(tr, 0x1000), -1);
@@ -175,7 +166,7 @@ static void test_many(void **state)
 		r[i][1] = (int64_t)(page * 0x1000 - 1);
 	}
 	char *dir = write_ranges(r, N);
-	umt_trace *tr = open_dir(dir);
+	umt_trace *tr = fx_must_open_dir(dir);
 	assert_int_equal(umt_address_range_count(tr), N);
 	unsigned long hits = 0;
 	for (int k = 0; k < 30000; k++) {
@@ -212,7 +203,7 @@ static void test_corrupt(void **state)
 	r[7][0] = -1; /* First at the top of the address space */
 	r[8][1] = -1;
 	char *dir = write_ranges(r, N);
-	umt_trace *tr = open_dir(dir);
+	umt_trace *tr = fx_must_open_dir(dir);
 	for (int k = 0; k < 20000; k++) {
 		uint64_t a = k < 2 * N ? (uint64_t)r[k / 2][k % 2] : rnd(0x1200000);
 		int64_t got = find(tr, a);

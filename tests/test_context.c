@@ -12,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "check.h"
 #include "fixture.h"
 #include "std_trace.h"
 
@@ -22,16 +23,6 @@ enum { RAX = 74, EAX = 58, RIP = 111, EIP = 112 };
 #define CM_NAME 1040
 #define CM_MAP32 9232
 #define CM_MAP64 13328
-
-static umt_trace *open_ok(struct fx_trace *t)
-{
-	umt_trace *tr = NULL;
-	int rc = fx_open(t, &tr);
-	if (rc != 0)
-		print_error("open: %s\n", umt_errmsg());
-	assert_int_equal(rc, 0);
-	return tr;
-}
 
 static uint64_t value_u64(umt_trace *tr, const umt_context *c, int reg, uint32_t size)
 {
@@ -52,7 +43,7 @@ static void test_hand_map(void **state)
 	(void)state;
 	struct fx_trace t;
 	fx_handmade(&t);
-	umt_trace *tr = open_ok(&t);
+	umt_trace *tr = fx_must_open(&t);
 	const umt_context_map *m = umt_context_map_get(tr);
 	assert_ptr_equal((const void *)m, t.data[UMT_FILE_CONTEXT_MAP]); /* no header: offset 0 */
 	assert_int_equal(m->DumpSize, 16);
@@ -109,7 +100,7 @@ static void test_hand_values(void **state)
 	cm[CM_MAP32 + 8 * EAX + 2] = 4;
 	fx_put16(cm + CM_MAP32 + 8 * EIP, 8);
 	cm[CM_MAP32 + 8 * EIP + 2] = 4;
-	umt_trace *tr = open_ok(&t);
+	umt_trace *tr = fx_must_open(&t);
 
 	int contexts = 0;
 	for (uint64_t id = 0; id < FX_HM_RECORDS; id++) {
@@ -150,7 +141,7 @@ static void expect_dump_bounds(uint16_t off, uint8_t size)
 	uint8_t *ri = t.data[UMT_FILE_CONTEXT_MAP] + CM_MAP64 + 8 * RIP;
 	fx_put16(ri, off);
 	ri[2] = size;
-	umt_trace *tr = open_ok(&t);
+	umt_trace *tr = fx_must_open(&t);
 	umt_rec r;
 	umt_context c;
 	umt_value v;
@@ -183,7 +174,7 @@ static void test_hand_errors(void **state)
 	memcpy(cm + CM_NAME + 16 * 200, "abcdefghijklmnop", 16);
 	memcpy(cm + CM_NAME + 16 * 201, "QRSTUVWXYZ012345", 16); /* next entry also full */
 	memcpy(cm + CM_NAME + 16 * 300, "beyond", 7);            /* past ElemCount 280 */
-	umt_trace *tr = open_ok(&t);
+	umt_trace *tr = fx_must_open(&t);
 	umt_reg_desc d;
 	assert_int_equal(umt_context_map_reg(tr, 200, &d), 0);
 	assert_string_equal(d.name, "abcdefghijklmnop");

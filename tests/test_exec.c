@@ -10,19 +10,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "check.h"
 #include "fixture.h"
 #include "internal.h"
 #include "std_trace.h"
-
-static umt_trace *open_hm(struct fx_trace *t)
-{
-	umt_trace *tr = NULL;
-	int rc = fx_open(t, &tr);
-	if (rc != 0)
-		print_error("open: %s\n", umt_errmsg());
-	assert_int_equal(rc, 0);
-	return tr;
-}
 
 static void expect_get_error(umt_trace *tr, uint64_t id, int code, const char *file)
 {
@@ -42,7 +33,7 @@ static void test_handmade_records(void **state)
 	(void)state;
 	struct fx_trace t;
 	fx_handmade(&t);
-	umt_trace *tr = open_hm(&t);
+	umt_trace *tr = fx_must_open(&t);
 	for (uint64_t id = 0; id < FX_HM_RECORDS; id++) {
 		umt_rec r;
 		assert_int_equal(umt_exec_get(tr, id, &r), 0);
@@ -70,7 +61,7 @@ static void test_handmade_typed(void **state)
 	(void)state;
 	struct fx_trace t;
 	fx_handmade(&t);
-	umt_trace *tr = open_hm(&t);
+	umt_trace *tr = fx_must_open(&t);
 	umt_rec r;
 	int64_t ins_id = -5, sys;
 	const uint8_t *lc = NULL;
@@ -125,7 +116,7 @@ static void test_handmade_contexts(void **state)
 	(void)state;
 	struct fx_trace t;
 	fx_handmade(&t);
-	umt_trace *tr = open_hm(&t);
+	umt_trace *tr = fx_must_open(&t);
 	for (uint64_t id = 0; id < FX_HM_RECORDS; id++) {
 		umt_rec r;
 		umt_context c;
@@ -165,7 +156,7 @@ static void test_iter_ranges(void **state)
 	(void)state;
 	struct fx_trace t;
 	fx_handmade(&t);
-	umt_trace *tr = open_hm(&t);
+	umt_trace *tr = fx_must_open(&t);
 	umt_exec_iter it;
 	umt_rec r;
 	/* whole table */
@@ -220,7 +211,7 @@ static void test_thread_iter(void **state)
 	(void)state;
 	struct fx_trace t;
 	fx_handmade(&t);
-	umt_trace *tr = open_hm(&t);
+	umt_trace *tr = fx_must_open(&t);
 	static const int64_t t0[] = {0, 1, 3, 5, 8, 9, 13}, t1[] = {2, 4, 6, 7, 10, 11, 12};
 	static const int64_t t1_back[] = {12, 11, 10, 7, 6, 4, 2}, t0_mid[] = {5, 8, 9, 13};
 	umt_thread_iter it;
@@ -265,7 +256,7 @@ static void expect_chain_error(int64_t id, int next_field, int64_t value, uint64
 	struct fx_trace t;
 	fx_handmade(&t);
 	fx_put64(t.data[UMT_FILE_EXEC_PREV_NEXT] + 16 * id + (next_field ? 8 : 0), (uint64_t)value);
-	umt_trace *tr = open_hm(&t);
+	umt_trace *tr = fx_must_open(&t);
 	umt_thread_iter it;
 	umt_rec r;
 	assert_int_equal(umt_thread_iter_init(&it, tr, start, direction), 0);
@@ -294,7 +285,7 @@ static void test_thread_chain_errors(void **state)
 	struct fx_trace t;
 	fx_handmade(&t);
 	fx_put64(t.data[UMT_FILE_THREAD] + 32 + 16, 14);
-	umt_trace *tr = open_hm(&t);
+	umt_trace *tr = fx_must_open(&t);
 	umt_thread_iter it;
 	assert_int_equal(umt_thread_iter_init_thread(&it, tr, 0), UMT_E_BOUNDS);
 	assert_non_null(strstr(umt_errmsg(), "thread.itable: row 0"));
@@ -322,7 +313,7 @@ static void test_bad_offsets(void **state)
 	fx_put64(o + 8 * 3, 90);   /* record 2 ends before it starts; 3 starts inside 1 */
 	fx_put64(o + 8 * 6, 600);  /* record 5 ends past the file; 6 starts past it */
 	fx_put64(o + 8 * 9, 4);    /* record 8 ends inside the header */
-	umt_trace *tr = open_hm(&t);
+	umt_trace *tr = fx_must_open(&t);
 	expect_get_error(tr, 2, UMT_E_CORRUPT, "exec.offsets: record 2");
 	expect_get_error(tr, 5, UMT_E_BOUNDS, "exec.vtable: record 5");
 	expect_get_error(tr, 6, UMT_E_CORRUPT, "exec.offsets: record 6");
@@ -363,7 +354,7 @@ static void test_short_records_and_types(void **state)
 	v[fx_hm_offsets[9] + 4] = 12;
 	/* record 12 (thread end, 10 bytes) relabelled as a syscall entry (needs 30) */
 	v[fx_hm_offsets[12] + 4] = 4;
-	umt_trace *tr = open_hm(&t);
+	umt_trace *tr = fx_must_open(&t);
 	expect_get_error(tr, 1, UMT_E_TRUNCATED, "exec.vtable: record 1");
 	assert_non_null(strstr(umt_errmsg(), "instruction record of 13 bytes"));
 	expect_get_error(tr, 4, UMT_E_TRUNCATED, "exec.vtable: record 4");
@@ -389,7 +380,7 @@ static void expect_context_error(uint64_t id, size_t field, uint64_t value, int 
 		fx_put32(p, (uint32_t)value);
 	else
 		fx_put64(p, value);
-	umt_trace *tr = open_hm(&t);
+	umt_trace *tr = fx_must_open(&t);
 	umt_rec r;
 	umt_context c;
 	umt_mem_ref m;
@@ -600,7 +591,7 @@ static void test_split(void **state)
 	(void)state;
 	struct fx_trace t;
 	fx_handmade(&t);
-	umt_trace *tr = open_hm(&t);
+	umt_trace *tr = fx_must_open(&t);
 	for (unsigned n = 1; n <= 20; n++)
 		expect_split(tr, fx_hm_offsets, FX_HM_RECORDS, n);
 	uint64_t b[4];
@@ -613,7 +604,7 @@ static void test_split(void **state)
 	/* corrupt, decreasing offsets: ranges stay ordered and cover every record once */
 	fx_put64(t.data[UMT_FILE_EXEC_OFFSETS] + 8 * 7, 20);
 	fx_put64(t.data[UMT_FILE_EXEC_OFFSETS] + 8 * 3, 490);
-	tr = open_hm(&t);
+	tr = fx_must_open(&t);
 	uint64_t c[9];
 	assert_int_equal(umt_exec_split(tr, 8, c), 0);
 	assert_int_equal(c[0], 0);
@@ -630,7 +621,7 @@ static void test_get_batch(void **state)
 	struct fx_trace t;
 	fx_handmade(&t);
 	fx_put64(t.data[UMT_FILE_EXEC_OFFSETS] + 8 * 6, 600); /* records 5 and 6 bad */
-	umt_trace *tr = open_hm(&t);
+	umt_trace *tr = fx_must_open(&t);
 	uint64_t ids[60];
 	umt_rec got[60];
 	for (int i = 0; i < 60; i++)
@@ -724,7 +715,7 @@ static void test_view(void **state)
 	fx_put64(o + 8 * 9, 4);
 	v[fx_hm_offsets[12] + 4] = 7;  /* unknown type */
 	fx_put64(o + 8 * 11, fx_hm_offsets[10] + 21); /* record 10 one byte short of its type */
-	umt_trace *tr = open_hm(&t);
+	umt_trace *tr = fx_must_open(&t);
 	umt_exec_view view;
 	assert_int_equal(umt_exec_view_init(&view, tr), 0);
 	assert_int_equal(view.count, FX_HM_RECORDS);
@@ -798,7 +789,7 @@ static void test_blocks(void **state)
 	(void)state;
 	struct fx_trace t;
 	fx_handmade(&t);
-	umt_trace *tr = open_hm(&t);
+	umt_trace *tr = fx_must_open(&t);
 	int good, bad;
 	for (uint32_t max = 1; max <= 20; max++) {
 		walk_blocks(tr, 0, FX_HM_RECORDS, max, &good, &bad);
@@ -820,7 +811,7 @@ static void test_blocks(void **state)
 	fx_put64(o + 8 * 6, 600);
 	fx_put64(o + 8 * 9, 4);
 	v[fx_hm_offsets[12] + 4] = 7;
-	tr = open_hm(&t);
+	tr = fx_must_open(&t);
 	walk_blocks(tr, 0, FX_HM_RECORDS, 64, &good, &bad);
 	assert_int_equal(bad, 6);
 	assert_int_equal(good, FX_HM_RECORDS - 6);

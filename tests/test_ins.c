@@ -15,6 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "check.h"
 #include "fixture.h"
 #include "std_trace.h"
 
@@ -198,16 +199,6 @@ static uint8_t *extra_bytes(struct fx_trace *t, size_t off)
 	return t->data[UMT_FILE_INS] + H_EXTRA + off;
 }
 
-static umt_trace *open_ok(struct fx_trace *t)
-{
-	umt_trace *tr = NULL;
-	int rc = fx_open(t, &tr);
-	if (rc != 0)
-		print_error("open: %s\n", umt_errmsg());
-	assert_int_equal(rc, 0);
-	return tr;
-}
-
 /* ---- hand-assembled: rows, code, strings ------------------------------------ */
 
 static void test_hand_rows(void **state)
@@ -216,7 +207,7 @@ static void test_hand_rows(void **state)
 	struct fx_trace t;
 	fx_handmade(&t);
 	build_ins(&t, 1);
-	umt_trace *tr = open_ok(&t);
+	umt_trace *tr = fx_must_open(&t);
 	assert_int_equal(umt_ins_count(tr), H_ROWS);
 	assert_int_equal(umt_ins_count(NULL), 0);
 	assert_int_equal(umt_ins_slot_name_kind(tr), UMT_SLOT_COMMON_REG_NAME);
@@ -270,7 +261,7 @@ static void test_hand_disasm(void **state)
 	struct fx_trace t;
 	fx_handmade(&t);
 	build_ins(&t, 1);
-	umt_trace *tr = open_ok(&t);
+	umt_trace *tr = fx_must_open(&t);
 	const char *text, *text1;
 	size_t len = 0;
 	assert_int_equal(umt_ins_disasm(tr, 0, &text, &len), 0);
@@ -300,7 +291,7 @@ static void test_hand_decoded_mov(void **state)
 	struct fx_trace t;
 	fx_handmade(&t);
 	build_ins(&t, 1);
-	umt_trace *tr = open_ok(&t);
+	umt_trace *tr = fx_must_open(&t);
 	umt_decoded d;
 	assert_int_equal(umt_ins_decoded(tr, 0, &d), 0);
 	assert_ptr_equal((const void *)d.ins, extra_bytes(&t, h_dec_mov));
@@ -393,7 +384,7 @@ static void test_hand_decoded_movsb_nop(void **state)
 	struct fx_trace t;
 	fx_handmade(&t);
 	build_ins(&t, 0);
-	umt_trace *tr = open_ok(&t);
+	umt_trace *tr = fx_must_open(&t);
 	assert_int_equal(umt_ins_slot_name_kind(tr), UMT_SLOT_LARGEST_ENCLOSING);
 	umt_decoded d;
 	assert_int_equal(umt_ins_decoded(tr, 3, &d), 0);
@@ -455,7 +446,7 @@ static umt_trace *open_corrupt(struct fx_trace *t, corrupt_fn f)
 	fx_handmade(t);
 	build_ins(t, 1);
 	f(t);
-	return open_ok(t);
+	return fx_must_open(t);
 }
 
 /* Asserts @p rc is @p code with a message naming ins.itable, @p row and @p what. */
@@ -676,7 +667,7 @@ static void test_checked_once(void **state)
 	struct fx_trace t;
 	fx_handmade(&t);
 	build_ins(&t, 1);
-	umt_trace *tr = open_ok(&t);
+	umt_trace *tr = fx_must_open(&t);
 	umt_decoded d;
 	assert_int_equal(umt_ins_decoded(tr, 0, &d), 0);
 	/* The buffers are not copied: break the shared body behind the reader's back. */
@@ -713,7 +704,7 @@ static void test_threads(void **state)
 	struct fx_trace t;
 	fx_handmade(&t);
 	build_ins(&t, 1);
-	umt_trace *tr = open_ok(&t);
+	umt_trace *tr = fx_must_open(&t);
 	pthread_t th[4];
 	struct race r[4];
 	for (int i = 0; i < 4; i++) {

@@ -14,42 +14,9 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "check.h"
 #include "fixture.h"
 #include "std_trace.h"
-
-static umt_trace *open_fx(struct fx_trace *t)
-{
-	umt_trace *tr = NULL;
-	int rc = fx_open(t, &tr);
-	if (rc != 0)
-		print_error("open: %s\n", umt_errmsg());
-	assert_int_equal(rc, 0);
-	return tr;
-}
-
-static umt_trace *open_dir(const char *dir)
-{
-	umt_trace *tr = NULL;
-	int rc = umt_trace_open(dir, 0, &tr);
-	if (rc != 0)
-		print_error("open %s: %s\n", dir, umt_errmsg());
-	assert_int_equal(rc, 0);
-	return tr;
-}
-
-/* Asserts rc == code and that the message names @p file and contains @p what. */
-static void expect_error(long rc, int code, const char *file, const char *what)
-{
-	if (rc != code)
-		print_error("expected %d, got %ld: %s\n", code, rc, umt_errmsg());
-	assert_int_equal(rc, code);
-	if (strstr(umt_errmsg(), file) == NULL || (what && strstr(umt_errmsg(), what) == NULL))
-		print_error("message \"%s\" lacks \"%s\" or \"%s\"\n", umt_errmsg(), file,
-		            what ? what : "");
-	assert_non_null(strstr(umt_errmsg(), file));
-	if (what)
-		assert_non_null(strstr(umt_errmsg(), what));
-}
 
 /* The module found at (address, eid), or -1 when none. */
 static int64_t find(umt_trace *tr, uint64_t address, uint64_t eid)
@@ -106,7 +73,7 @@ static void test_handmade(void **state)
 	(void)state;
 	struct fx_trace t;
 	fx_handmade(&t);
-	umt_trace *tr = open_fx(&t);
+	umt_trace *tr = fx_must_open(&t);
 	const uint8_t *file = t.data[UMT_FILE_MODULE];
 	umt_trace_info info;
 	assert_int_equal(umt_trace_get_info(tr, &info), 0);
@@ -145,7 +112,7 @@ static void test_handmade(void **state)
 
 	/* 48-byte rows have no 2015 fields. */
 	const umt_module_rec_2015 *m15 = NULL;
-	expect_error(umt_module_get_2015(tr, 0, &m15), UMT_E_NO_VALUE, "module.itable: row 0",
+	fx_expect_error(umt_module_get_2015(tr, 0, &m15), UMT_E_NO_VALUE, "module.itable: row 0",
 	             "RowSize 48");
 	assert_null(m15);
 
@@ -162,13 +129,13 @@ static void test_handmade(void **state)
 	uint64_t mod = 9;
 	assert_int_equal(umt_ins_module(tr, 0, &mod), 0);
 	assert_int_equal(mod, 0);
-	expect_error(umt_ins_module(tr, 1, &mod), UMT_E_RANGE, "ins.itable", "instruction 1");
+	fx_expect_error(umt_ins_module(tr, 1, &mod), UMT_E_RANGE, "ins.itable", "instruction 1");
 
 	/* Caller misuse. */
-	expect_error(umt_module_get(tr, 1, &m), UMT_E_RANGE, "module.itable", "module 1");
+	fx_expect_error(umt_module_get(tr, 1, &m), UMT_E_RANGE, "module.itable", "module 1");
 	assert_int_equal(umt_module_get(tr, UINT64_MAX, &m), UMT_E_RANGE);
-	expect_error(umt_module_get_2015(tr, 1, &m15), UMT_E_RANGE, "module.itable", "module 1");
-	expect_error(umt_module_name_utf16(tr, 1, 0, &units, &n), UMT_E_RANGE, "module.itable",
+	fx_expect_error(umt_module_get_2015(tr, 1, &m15), UMT_E_RANGE, "module.itable", "module 1");
+	fx_expect_error(umt_module_name_utf16(tr, 1, 0, &units, &n), UMT_E_RANGE, "module.itable",
 	             "module 1");
 	assert_int_equal(umt_module_get(NULL, 0, &m), UMT_E_INVAL);
 	assert_int_equal(umt_module_get(tr, 0, NULL), UMT_E_INVAL);
@@ -195,7 +162,7 @@ static void test_std_2015(void **state)
 	(void)state;
 	char *dir = fx_tmpdir();
 	assert_int_equal(fx_write_standard(dir, UMT_FLAVOUR_2015), 0);
-	umt_trace *tr = open_dir(dir);
+	umt_trace *tr = fx_must_open_dir(dir);
 	umt_trace_info info;
 	assert_int_equal(umt_trace_get_info(tr, &info), 0);
 	assert_int_equal(info.module_row_size, 64);
@@ -268,9 +235,9 @@ static void test_std_2015(void **state)
 		assert_int_equal(umt_ins_module(tr, i, &mod), 0);
 		assert_int_equal(mod, 0);
 	}
-	expect_error(umt_ins_module(tr, 4, &mod), UMT_E_NOT_FOUND, "ins.itable: row 4",
+	fx_expect_error(umt_ins_module(tr, 4, &mod), UMT_E_NOT_FOUND, "ins.itable: row 4",
 	             "ModuleID -1");
-	expect_error(umt_ins_module(tr, STD_INS, &mod), UMT_E_RANGE, "ins.itable", NULL);
+	fx_expect_error(umt_ins_module(tr, STD_INS, &mod), UMT_E_RANGE, "ins.itable", NULL);
 	umt_trace_close(tr);
 	remove_dir(dir);
 }
@@ -281,7 +248,7 @@ static void test_rows_48(void **state)
 	(void)state;
 	char *dir = fx_tmpdir();
 	assert_int_equal(fx_write_standard(dir, UMT_FLAVOUR_2014), 0);
-	umt_trace *tr = open_dir(dir);
+	umt_trace *tr = fx_must_open_dir(dir);
 	const umt_module_rec *m0, *m1;
 	const umt_module_rec_2015 *m15;
 	assert_int_equal(umt_module_get(tr, 0, &m0), 0);
@@ -291,7 +258,7 @@ static void test_rows_48(void **state)
 	assert_int_equal(m1->UnloadEID, 30);
 	assert_int_equal(m1->StartAddr, 0x10000000);
 	assert_int_equal(m1->EndAddr, 0x1000ffff);
-	expect_error(umt_module_get_2015(tr, 1, &m15), UMT_E_NO_VALUE, "module.itable: row 1",
+	fx_expect_error(umt_module_get_2015(tr, 1, &m15), UMT_E_NO_VALUE, "module.itable: row 1",
 	             NULL);
 	assert_string_equal(name_of(tr, 1, UMT_MODULE_WIN_NAME), "C:\\Prog\\\xc3\xbcmlaut.dll");
 	assert_int_equal(find(tr, 0x10000000, 20), 1);
@@ -301,7 +268,7 @@ static void test_rows_48(void **state)
 	umt_module_desc d = {.load_eid = 3, .unload_eid = 4, .start_addr = 0x1000,
 	                     .end_addr = 0x1fff, .win_name = "x", .device_name = "y"};
 	dir = write_modules(&d, 1, 48);
-	tr = open_dir(dir);
+	tr = fx_must_open_dir(dir);
 	assert_int_equal(umt_module_get(tr, 0, &m0), 0);
 	assert_int_equal(m0->LoadEID, 3);
 	assert_int_equal(umt_module_get_2015(tr, 0, &m15), UMT_E_NO_VALUE);
@@ -405,7 +372,7 @@ static void test_utf16_names(void **state)
 	                     .end_addr = 0x1fff, .win_name_utf16 = win, .win_name_utf16_len = 7,
 	                     .device_name_utf16 = dev, .device_name_utf16_len = 1};
 	char *dir = write_modules(&d, 1, 64);
-	umt_trace *tr = open_dir(dir);
+	umt_trace *tr = fx_must_open_dir(dir);
 	const uint8_t *units;
 	size_t n;
 	assert_int_equal(umt_module_name_utf16(tr, 0, UMT_MODULE_WIN_NAME, &units, &n), 0);
@@ -459,13 +426,13 @@ static void expect_name_error(int64_t fp_off, uint64_t fp, int len_at, int len, 
 		fx_put64(m + fp_off, fp);
 	if (len_at)
 		fx_put16(m + len_at, (uint16_t)len);
-	umt_trace *tr = open_fx(&t);
+	umt_trace *tr = fx_must_open(&t);
 	const uint8_t *units;
 	size_t n;
-	expect_error(umt_module_name_utf16(tr, 0, which, &units, &n), UMT_E_BOUNDS,
+	fx_expect_error(umt_module_name_utf16(tr, 0, which, &units, &n), UMT_E_BOUNDS,
 	             "module.itable: row 0", what);
 	char buf[8] = "junk";
-	expect_error(umt_module_name(tr, 0, which, buf, sizeof buf), UMT_E_BOUNDS,
+	fx_expect_error(umt_module_name(tr, 0, which, buf, sizeof buf), UMT_E_BOUNDS,
 	             "module.itable: row 0", what);
 	assert_string_equal(buf, "");
 	/* The other name is unaffected. */
@@ -503,7 +470,7 @@ static void test_bad_names(void **state)
 	uint8_t *m = t.data[UMT_FILE_MODULE];
 	fx_put16(m + 96, 10);
 	fx_put16(m + 110 + 2 + 6, 'X'); /* "dev" without its NUL */
-	umt_trace *tr = open_fx(&t);
+	umt_trace *tr = fx_must_open(&t);
 	const uint8_t *units;
 	size_t n;
 	assert_int_equal(umt_module_name_utf16(tr, 0, UMT_MODULE_WIN_NAME, &units, &n), 0);
@@ -516,7 +483,7 @@ static void test_bad_names(void **state)
 	fx_put64(m + 48 + 40, 116);
 	fx_put16(m + 116, 0);
 	fx_put16(m + 118, 0);
-	tr = open_fx(&t);
+	tr = fx_must_open(&t);
 	assert_int_equal(umt_module_name_utf16(tr, 0, UMT_MODULE_DEVICE_NAME, &units, &n), 0);
 	assert_int_equal(n, 0);
 	assert_string_equal(name_of(tr, 0, UMT_MODULE_DEVICE_NAME), "");
@@ -530,9 +497,9 @@ static void expect_ins_module(int32_t module_id, int code, const char *what)
 	struct fx_trace t;
 	fx_handmade(&t);
 	fx_put32(t.data[UMT_FILE_INS] + 48 + 12, (uint32_t)module_id);
-	umt_trace *tr = open_fx(&t);
+	umt_trace *tr = fx_must_open(&t);
 	uint64_t mod = 5;
-	expect_error(umt_ins_module(tr, 0, &mod), code, "ins.itable: row 0", what);
+	fx_expect_error(umt_ins_module(tr, 0, &mod), code, "ins.itable: row 0", what);
 	assert_int_equal(mod, 5);
 	umt_trace_close(tr);
 	fx_free(&t);
@@ -575,7 +542,7 @@ static void test_find_reuse(void **state)
 		{.load_eid = 1, .unload_eid = 2, .start_addr = 0xb000, .end_addr = 0xb000},
 	};
 	char *dir = write_modules(d, sizeof d / sizeof d[0], 64);
-	umt_trace *tr = open_dir(dir);
+	umt_trace *tr = fx_must_open_dir(dir);
 	assert_int_equal(find(tr, 0x1000, 9), -1);
 	assert_int_equal(find(tr, 0x1000, 10), 0);
 	assert_int_equal(find(tr, 0x1fff, 19), 0);
@@ -615,12 +582,12 @@ static void test_find_empty(void **state)
 {
 	(void)state;
 	char *dir = write_modules(NULL, 0, 64);
-	umt_trace *tr = open_dir(dir);
+	umt_trace *tr = fx_must_open_dir(dir);
 	assert_int_equal(umt_module_count(tr), 0);
 	assert_int_equal(find(tr, 0, 0), -1);
 	assert_int_equal(find(tr, 0x400000, 5), -1);
 	const umt_module_rec *m;
-	expect_error(umt_module_get(tr, 0, &m), UMT_E_RANGE, "module.itable", NULL);
+	fx_expect_error(umt_module_get(tr, 0, &m), UMT_E_RANGE, "module.itable", NULL);
 	umt_trace_close(tr);
 	remove_dir(dir);
 }
@@ -675,7 +642,7 @@ static void check_many(const umt_module_desc *d, size_t n, bool exact, uint64_t 
                        uint64_t max_eid)
 {
 	char *dir = write_modules(d, n, 64);
-	umt_trace *tr = open_dir(dir);
+	umt_trace *tr = fx_must_open_dir(dir);
 	memset(scan_hits, 0, sizeof scan_hits);
 	/* Every corner of every module and the points just outside. */
 	for (size_t i = 0; i < n; i++) {
@@ -762,7 +729,7 @@ static void test_find_threads(void **state)
 	char *dir = fx_tmpdir();
 	assert_int_equal(fx_write_standard(dir, UMT_FLAVOUR_2015), 0);
 	for (int round = 0; round < 5; round++) {
-		umt_trace *tr = open_dir(dir);
+		umt_trace *tr = fx_must_open_dir(dir);
 		enum { T = 8 };
 		pthread_t th[T];
 		struct race r[T];

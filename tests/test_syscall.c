@@ -11,50 +11,17 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "check.h"
 #include "fixture.h"
 #include "std_trace.h"
-
-static umt_trace *open_fx(struct fx_trace *t)
-{
-	umt_trace *tr = NULL;
-	int rc = fx_open(t, &tr);
-	if (rc != 0)
-		print_error("open: %s\n", umt_errmsg());
-	assert_int_equal(rc, 0);
-	return tr;
-}
-
-static umt_trace *open_dir(const char *dir)
-{
-	umt_trace *tr = NULL;
-	int rc = umt_trace_open(dir, 0, &tr);
-	if (rc != 0)
-		print_error("open %s: %s\n", dir, umt_errmsg());
-	assert_int_equal(rc, 0);
-	return tr;
-}
-
-/* Asserts rc == code and that the message names @p file and contains @p what. */
-static void expect_error(int rc, int code, const char *file, const char *what)
-{
-	if (rc != code)
-		print_error("expected %d, got %d: %s\n", code, rc, umt_errmsg());
-	assert_int_equal(rc, code);
-	if (strstr(umt_errmsg(), file) == NULL || (what && strstr(umt_errmsg(), what) == NULL))
-		print_error("message \"%s\" lacks \"%s\" or \"%s\"\n", umt_errmsg(), file,
-		            what ? what : "");
-	assert_non_null(strstr(umt_errmsg(), file));
-	if (what)
-		assert_non_null(strstr(umt_errmsg(), what));
-}
 
 /* Expects umt_syscall_get(id) on the patched trace @p t to fail. */
 static void expect_get_error(struct fx_trace *t, uint64_t id, int code, const char *file,
                              const char *what)
 {
-	umt_trace *tr = open_fx(t);
+	umt_trace *tr = fx_must_open(t);
 	umt_syscall s;
-	expect_error(umt_syscall_get(tr, id, &s), code, file, what);
+	fx_expect_error(umt_syscall_get(tr, id, &s), code, file, what);
 	umt_trace_close(tr);
 }
 
@@ -72,7 +39,7 @@ static void test_handmade_records(void **state)
 	(void)state;
 	struct fx_trace t;
 	fx_handmade(&t);
-	umt_trace *tr = open_fx(&t);
+	umt_trace *tr = fx_must_open(&t);
 	umt_trace_info info;
 	assert_int_equal(umt_trace_get_info(tr, &info), 0);
 	assert_int_equal(info.syscall_count, 2);
@@ -108,7 +75,7 @@ static void test_handmade_records(void **state)
 	assert_int_equal(s.extras_size, 4);
 	assert_memory_equal(s.extras, "EXTR", 4);
 	uint64_t v = 77;
-	expect_error(umt_syscall_arg(&s, 4, &v), UMT_E_RANGE, "syscall.vtable", "argument 4");
+	fx_expect_error(umt_syscall_arg(&s, 4, &v), UMT_E_RANGE, "syscall.vtable", "argument 4");
 	assert_int_equal(v, 77);
 
 	/* Record 1 is stored first, at offset 16: not completed, no extras. */
@@ -135,7 +102,7 @@ static void test_handmade_records(void **state)
 	assert_int_equal(s.extras_size, 0);
 
 	/* Caller misuse. */
-	expect_error(umt_syscall_get(tr, 2, &s), UMT_E_RANGE, "syscall.offsets", "syscall 2");
+	fx_expect_error(umt_syscall_get(tr, 2, &s), UMT_E_RANGE, "syscall.offsets", "syscall 2");
 	assert_int_equal(umt_syscall_get(tr, UINT64_MAX, &s), UMT_E_RANGE);
 	assert_int_equal(umt_syscall_get(NULL, 0, &s), UMT_E_INVAL);
 	assert_int_equal(umt_syscall_get(tr, 0, NULL), UMT_E_INVAL);
@@ -151,7 +118,7 @@ static void test_handmade_links(void **state)
 	(void)state;
 	struct fx_trace t;
 	fx_handmade(&t);
-	umt_trace *tr = open_fx(&t);
+	umt_trace *tr = fx_must_open(&t);
 	static const struct {
 		uint64_t rec, sys;
 	} links[] = {{3, 0}, {5, 0}, {6, 1}, {7, 1}};
@@ -178,7 +145,7 @@ static void test_handmade_links(void **state)
 	umt_rec r;
 	umt_syscall s;
 	assert_int_equal(umt_exec_get(tr, 1, &r), 0);
-	expect_error(umt_rec_syscall(tr, &r, &s), UMT_E_INVAL, "exec.vtable", "record 1");
+	fx_expect_error(umt_rec_syscall(tr, &r, &s), UMT_E_INVAL, "exec.vtable", "record 1");
 	assert_int_equal(umt_rec_syscall(NULL, &r, &s), UMT_E_INVAL);
 	assert_int_equal(umt_rec_syscall(tr, NULL, &s), UMT_E_INVAL);
 	assert_int_equal(umt_rec_syscall(tr, &r, NULL), UMT_E_INVAL);
@@ -231,7 +198,7 @@ static void check_std(umt_trace *tr)
 		assert_int_equal(umt_exec_get(tr, id, &r), 0);
 		int rc = umt_rec_syscall(tr, &r, &c);
 		if (std_arg[id] == -1) {
-			expect_error(rc, UMT_E_NO_VALUE, "exec.vtable", "record 26");
+			fx_expect_error(rc, UMT_E_NO_VALUE, "exec.vtable", "record 26");
 			continue;
 		}
 		assert_int_equal(rc, 0);
@@ -249,7 +216,7 @@ static void test_std_trace(void **state)
 	for (int flavour = UMT_FLAVOUR_2015; flavour <= UMT_FLAVOUR_2014; flavour++) {
 		char *dir = fx_tmpdir();
 		assert_int_equal(fx_write_standard(dir, flavour), 0);
-		umt_trace *tr = open_dir(dir);
+		umt_trace *tr = fx_must_open_dir(dir);
 		umt_trace_info info;
 		assert_int_equal(umt_trace_get_info(tr, &info), 0);
 		assert_int_equal(info.unified_ids_version, flavour == UMT_FLAVOUR_2015 ? 1 : 0);
@@ -291,7 +258,7 @@ static void test_absolute_args_fp(void **state)
 		{.arg_count = 2, .args = args},
 	};
 	char *dir = write_syscalls(d, 3);
-	umt_trace *tr = open_dir(dir);
+	umt_trace *tr = fx_must_open_dir(dir);
 	umt_syscall s;
 
 	/* Both readings fit: the spec's relative reading wins (bytes of the extras). */
@@ -323,7 +290,7 @@ static void test_absolute_args_fp(void **state)
 	struct fx_trace t;
 	fx_handmade(&t);
 	fx_put64(t.data[UMT_FILE_SYSCALL_VTABLE] + 88 + 40, 144);
-	tr = open_fx(&t);
+	tr = fx_must_open(&t);
 	assert_int_equal(umt_syscall_get(tr, 0, &s), 0);
 	assert_int_equal(s.args_fp_absolute, 1);
 	assert_ptr_equal(s.args, t.data[UMT_FILE_SYSCALL_VTABLE] + 144);
@@ -336,10 +303,10 @@ static void test_empty_table(void **state)
 {
 	(void)state;
 	char *dir = write_syscalls(NULL, 0);
-	umt_trace *tr = open_dir(dir);
+	umt_trace *tr = fx_must_open_dir(dir);
 	umt_syscall s;
 	assert_int_equal(umt_syscall_count(tr), 0);
-	expect_error(umt_syscall_get(tr, 0, &s), UMT_E_RANGE, "syscall.offsets", NULL);
+	fx_expect_error(umt_syscall_get(tr, 0, &s), UMT_E_RANGE, "syscall.offsets", NULL);
 	umt_trace_close(tr);
 	fx_rmtree(dir);
 	free(dir);
@@ -356,7 +323,7 @@ static void expect_pair_error(int64_t off, int64_t size, int code, const char *w
 	fx_put64(t.data[UMT_FILE_SYSCALL_OFFSETS] + 8, (uint64_t)size);
 	expect_get_error(&t, 0, code, "syscall.offsets: record 0", what);
 	/* The other record is unaffected. */
-	umt_trace *tr = open_fx(&t);
+	umt_trace *tr = fx_must_open(&t);
 	umt_syscall s;
 	assert_int_equal(umt_syscall_get(tr, 1, &s), 0);
 	umt_trace_close(tr);
@@ -389,7 +356,7 @@ static void test_bad_pairs(void **state)
 	r1[6] = 0;              /* ArgCount */
 	fx_put64(r1 + 48, 56);  /* ExtrasFP */
 	fx_put64(t.data[UMT_FILE_SYSCALL_OFFSETS] + 24, 56);
-	umt_trace *tr = open_fx(&t);
+	umt_trace *tr = fx_must_open(&t);
 	umt_syscall s;
 	assert_int_equal(umt_syscall_get(tr, 1, &s), 0);
 	assert_int_equal(s.size, 56);
@@ -445,7 +412,7 @@ static void test_bad_fields(void **state)
 	uint8_t *r0 = t.data[UMT_FILE_SYSCALL_VTABLE] + 88;
 	fx_put64(r0 + 40, 60);
 	fx_put64(r0 + 48, 92);
-	umt_trace *tr = open_fx(&t);
+	umt_trace *tr = fx_must_open(&t);
 	umt_syscall s;
 	assert_int_equal(umt_syscall_get(tr, 0, &s), 0);
 	assert_ptr_equal(s.args, r0 + 60);
@@ -453,7 +420,7 @@ static void test_bad_fields(void **state)
 	assert_int_equal(s.extras_size, 0);
 	umt_trace_close(tr);
 	fx_put64(r0 + 48, 56);
-	tr = open_fx(&t);
+	tr = fx_must_open(&t);
 	assert_int_equal(umt_syscall_get(tr, 0, &s), 0);
 	assert_int_equal(s.extras_size, 36);
 	assert_ptr_equal(s.extras, r0 + 56);
@@ -468,13 +435,13 @@ static void expect_rec_error(uint64_t rec, int64_t sid, int code, const char *wh
 	struct fx_trace t;
 	fx_handmade(&t);
 	fx_put64(t.data[UMT_FILE_EXEC_VTABLE] + fx_hm_offsets[rec] + 6, (uint64_t)sid);
-	umt_trace *tr = open_fx(&t);
+	umt_trace *tr = fx_must_open(&t);
 	umt_rec r;
 	umt_syscall s;
 	assert_int_equal(umt_exec_get(tr, rec, &r), 0);
 	char where[64];
 	snprintf(where, sizeof where, "exec.vtable: record %llu", (unsigned long long)rec);
-	expect_error(umt_rec_syscall(tr, &r, &s), code, where, what);
+	fx_expect_error(umt_rec_syscall(tr, &r, &s), code, where, what);
 	umt_trace_close(tr);
 	fx_free(&t);
 }
@@ -495,11 +462,11 @@ static void test_bad_syscall_ids(void **state)
 	struct fx_trace t;
 	fx_handmade(&t);
 	fx_put64(t.data[UMT_FILE_SYSCALL_OFFSETS] + 16, 8);
-	umt_trace *tr = open_fx(&t);
+	umt_trace *tr = fx_must_open(&t);
 	umt_rec r;
 	umt_syscall s;
 	assert_int_equal(umt_exec_get(tr, 6, &r), 0);
-	expect_error(umt_rec_syscall(tr, &r, &s), UMT_E_BOUNDS, "syscall.offsets: record 1",
+	fx_expect_error(umt_rec_syscall(tr, &r, &s), UMT_E_BOUNDS, "syscall.offsets: record 1",
 	             "header");
 	umt_trace_close(tr);
 	fx_free(&t);

@@ -9,28 +9,9 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "check.h"
 #include "fixture.h"
 #include "std_trace.h"
-
-static umt_trace *open_dir(const char *dir)
-{
-	umt_trace *tr = NULL;
-	int rc = umt_trace_open(dir, 0, &tr);
-	if (rc != 0)
-		print_error("open %s: %s\n", dir, umt_errmsg());
-	assert_int_equal(rc, 0);
-	return tr;
-}
-
-static void expect_error(int rc, int code, const char *file, const char *what)
-{
-	if (rc != code)
-		print_error("expected %d, got %d: %s\n", code, rc, umt_errmsg());
-	assert_int_equal(rc, code);
-	assert_non_null(strstr(umt_errmsg(), file));
-	if (what)
-		assert_non_null(strstr(umt_errmsg(), what));
-}
 
 static void test_handmade(void **state)
 {
@@ -63,16 +44,16 @@ static void test_handmade(void **state)
 	}
 	/* Misses and misuse. */
 	uint64_t id = 99;
-	expect_error(umt_thread_find_win_tid(tr, 0x300, &id), UMT_E_NOT_FOUND, "thread.itable",
+	fx_expect_error(umt_thread_find_win_tid(tr, 0x300, &id), UMT_E_NOT_FOUND, "thread.itable",
 	             "WinTID 768");
 	assert_int_equal(id, 99);
-	expect_error(umt_thread_find_win_tid(tr, 0, &id), UMT_E_NOT_FOUND, "thread.itable", NULL);
-	expect_error(umt_thread_find_win_tid(tr, -0x100, &id), UMT_E_NOT_FOUND, "thread.itable",
+	fx_expect_error(umt_thread_find_win_tid(tr, 0, &id), UMT_E_NOT_FOUND, "thread.itable", NULL);
+	fx_expect_error(umt_thread_find_win_tid(tr, -0x100, &id), UMT_E_NOT_FOUND, "thread.itable",
 	             NULL);
 	assert_int_equal(umt_thread_find_win_tid(NULL, 0x100, &id), UMT_E_INVAL);
 	assert_int_equal(umt_thread_find_win_tid(tr, 0x100, NULL), UMT_E_INVAL);
 	const umt_thread_rec *r;
-	expect_error(umt_thread_get(tr, 2, &r), UMT_E_RANGE, "thread 2", "out of range");
+	fx_expect_error(umt_thread_get(tr, 2, &r), UMT_E_RANGE, "thread 2", "out of range");
 	assert_int_equal(umt_thread_get(tr, UINT64_MAX, &r), UMT_E_RANGE);
 	assert_int_equal(umt_thread_get(NULL, 0, &r), UMT_E_INVAL);
 	assert_int_equal(umt_thread_get(tr, 0, NULL), UMT_E_INVAL);
@@ -118,7 +99,7 @@ static void check_std(umt_trace *tr, uint64_t row_size)
 	/* All three threads end with a thread-end or app-end record. */
 	assert_int_equal(r0->LastEID, 39);
 	uint64_t id;
-	expect_error(umt_thread_find_win_tid(tr, 0x40, &id), UMT_E_NOT_FOUND, "thread.itable",
+	fx_expect_error(umt_thread_find_win_tid(tr, 0x40, &id), UMT_E_NOT_FOUND, "thread.itable",
 	             NULL);
 }
 
@@ -134,7 +115,7 @@ static void test_std(void **state)
 		assert_int_equal(umt_writer_open(dir, &o, &w), 0);
 		assert_int_equal(std_write(w), 0);
 		assert_int_equal(umt_writer_finish(w), 0);
-		umt_trace *tr = open_dir(dir);
+		umt_trace *tr = fx_must_open_dir(dir);
 		check_std(tr, row);
 		umt_trace_close(tr);
 		fx_rmtree(dir);
@@ -159,7 +140,7 @@ static void test_reused_tids(void **state)
 		assert_int_equal(id, i);
 	}
 	assert_int_equal(umt_writer_finish(w), 0);
-	umt_trace *tr = open_dir(dir);
+	umt_trace *tr = fx_must_open_dir(dir);
 	assert_int_equal(umt_thread_count(tr), 5);
 	uint64_t id = 99;
 	assert_int_equal(umt_thread_find_win_tid(tr, 7, &id), 0);
@@ -168,7 +149,7 @@ static void test_reused_tids(void **state)
 	assert_int_equal(id, 1);
 	assert_int_equal(umt_thread_find_win_tid(tr, INT32_MIN, &id), 0);
 	assert_int_equal(id, 3);
-	expect_error(umt_thread_find_win_tid(tr, INT32_MAX, &id), UMT_E_NOT_FOUND, "thread.itable",
+	fx_expect_error(umt_thread_find_win_tid(tr, INT32_MAX, &id), UMT_E_NOT_FOUND, "thread.itable",
 	             NULL);
 	/* Threads without records. */
 	const umt_thread_rec *r;
@@ -191,12 +172,12 @@ static void test_empty(void **state)
 	umt_writer *w;
 	assert_int_equal(umt_writer_open(dir, NULL, &w), 0);
 	assert_int_equal(umt_writer_finish(w), 0);
-	umt_trace *tr = open_dir(dir);
+	umt_trace *tr = fx_must_open_dir(dir);
 	assert_int_equal(umt_thread_count(tr), 0);
 	uint64_t id;
-	expect_error(umt_thread_find_win_tid(tr, 0, &id), UMT_E_NOT_FOUND, "thread.itable", NULL);
+	fx_expect_error(umt_thread_find_win_tid(tr, 0, &id), UMT_E_NOT_FOUND, "thread.itable", NULL);
 	const umt_thread_rec *r;
-	expect_error(umt_thread_get(tr, 0, &r), UMT_E_RANGE, "thread 0", NULL);
+	fx_expect_error(umt_thread_get(tr, 0, &r), UMT_E_RANGE, "thread 0", NULL);
 	umt_trace_close(tr);
 	fx_rmtree(dir);
 	free(dir);
