@@ -14,8 +14,7 @@ int cmd_address_space(umt_trace *t, const struct opts *o)
 		int rc = umt_address_range_get(t, id, &r);
 		if (rc < 0) {
 			report_error(rc);
-			status = EXIT_BAD_TRACE;
-			if (!o->keep_going)
+			if (failed_row(o, &status))
 				break;
 			continue;
 		}

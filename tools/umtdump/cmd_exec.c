@@ -287,8 +287,7 @@ int cmd_exec(umt_trace *t, const struct opts *o)
 			break;
 		if (rc < 0) {
 			report_error(rc);
-			status = EXIT_BAD_TRACE;
-			if (!o->keep_going || s.by_thread)
+			if (failed_row(o, &status) || s.by_thread)
 				break;
 			continue;
 		}
@@ -298,8 +297,7 @@ int cmd_exec(umt_trace *t, const struct opts *o)
 			continue;
 		shown++;
 		if (print_record(&x, &r) < 0) {
-			status = EXIT_BAD_TRACE;
-			if (!o->keep_going)
+			if (failed_row(o, &status))
 				break;
 		}
 	}

@@ -284,8 +284,7 @@ int cmd_ins(umt_trace *t, const struct opts *o)
 				text_row(t, o, &w);
 		}
 		if (errlist_report(&e) < 0) {
-			status = EXIT_BAD_TRACE;
-			if (!o->keep_going)
+			if (failed_row(o, &status))
 				break;
 		}
 	}

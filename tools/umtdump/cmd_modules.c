@@ -153,8 +153,7 @@ int cmd_modules(umt_trace *t, const struct opts *o)
 		free_name(&m.win);
 		free_name(&m.dev);
 		if (rc < 0) {
-			status = EXIT_BAD_TRACE;
-			if (!o->keep_going)
+			if (failed_row(o, &status))
 				break;
 		}
 	}

@@ -110,8 +110,7 @@ static int count_records(umt_trace *t, const struct opts *o, struct stats *s)
 		}
 		if (rc < 0) {
 			report_error(rc);
-			status = EXIT_BAD_TRACE;
-			if (!o->keep_going)
+			if (failed_row(o, &status))
 				break;
 		}
 	}
@@ -127,8 +126,7 @@ static int count_syscalls(umt_trace *t, const struct opts *o, struct stats *s)
 		int rc = umt_syscall_get(t, id, &sc);
 		if (rc < 0) {
 			report_error(rc);
-			status = EXIT_BAD_TRACE;
-			if (!o->keep_going)
+			if (failed_row(o, &status))
 				break;
 			continue;
 		}

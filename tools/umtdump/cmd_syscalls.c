@@ -83,8 +83,7 @@ int cmd_syscalls(umt_trace *t, const struct opts *o)
 		int rc = umt_syscall_get(t, id, &s);
 		if (rc < 0) {
 			report_error(rc);
-			status = EXIT_BAD_TRACE;
-			if (!o->keep_going)
+			if (failed_row(o, &status))
 				break;
 			continue;
 		}

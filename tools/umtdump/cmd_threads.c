@@ -38,8 +38,7 @@ int cmd_threads(umt_trace *t, const struct opts *o)
 		int rc = umt_thread_get(t, id, &r);
 		if (rc < 0) {
 			report_error(rc);
-			status = EXIT_BAD_TRACE;
-			if (!o->keep_going)
+			if (failed_row(o, &status))
 				break;
 			continue;
 		}

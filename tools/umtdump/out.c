@@ -501,6 +501,12 @@ void report_error(int rc)
 	message("", *msg ? msg : umt_strerror(rc));
 }
 
+bool failed_row(const struct opts *o, int *status)
+{
+	*status = EXIT_BAD_TRACE;
+	return !o->keep_going;
+}
+
 void report(const char *fmt, ...)
 {
 	char msg[1024];

@@ -114,6 +114,12 @@ void jw_close(struct jw *j, char bracket);
 /** Reports the library's last error: "umtdump: <umt_errmsg()>". */
 void report_error(int rc);
 
+/**
+ * A record or row could not be read or printed (already reported): marks the
+ * run as failed and says whether to stop, which is unless --keep-going.
+ */
+bool failed_row(const struct opts *o, int *status);
+
 /** Reports an error with a format: "umtdump: ...". */
 void report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
