@@ -173,6 +173,7 @@ struct umt_trace {
 	_Atomic(uint64_t *) exec_checked;                 /* exec.c: 1 bit per checked chunk */
 	_Atomic(struct umt_module_index *) module_index;  /* module.c */
 	_Atomic(umt_meta *) meta;                         /* meta.c */
+	_Atomic(uint32_t *) access_plans;                 /* access.c: memory slots per row */
 	int meta_status;                                  /* meta.c: 0, or the failed parse's code */
 	char *meta_error;                                 /* meta.c: its message */
 };
@@ -189,6 +190,7 @@ UMT_HIDDEN void umt__exec_release(umt_trace *t);
 UMT_HIDDEN void umt__ins_release(umt_trace *t);
 UMT_HIDDEN void umt__module_release(umt_trace *t);
 UMT_HIDDEN void umt__meta_release(umt_trace *t);
+UMT_HIDDEN void umt__access_release(umt_trace *t);
 
 /** The exec.prev_next.column bytes, mapping them on first use; NULL on error. */
 UMT_HIDDEN const uint8_t *umt__prev_next(const umt_trace *t);

@@ -234,6 +234,7 @@ static umt_trace *trace_new(void)
 	atomic_init(&t->exec_checked, NULL);
 	atomic_init(&t->module_index, NULL);
 	atomic_init(&t->meta, NULL);
+	atomic_init(&t->access_plans, NULL);
 	return t;
 }
 
@@ -321,6 +322,7 @@ void umt_trace_close(umt_trace *t)
 	umt__ins_release(t);
 	umt__module_release(t);
 	umt__meta_release(t);
+	umt__access_release(t);
 	for (int f = 0; f < UMT_FILE_COUNT; f++)
 		umt__unmap(&t->files[f]);
 	if (t->dirfd >= 0)

@@ -10,6 +10,7 @@
  *   6. Iterators: record order (umt_exec_iter) and thread order (umt_thread_iter)
  *   7. Instructions: insRec, decodedIns, LC slots
  *   8. Operand values of instruction records, memory phrases
+ *  8b. Memory accesses of a record: umt_access_iter, what incomplete records mean
  *   9. Context map and registers
  *  10. System calls
  *  11. Modules, UTF-16 names
@@ -906,6 +907,137 @@ UMT_API int umt_lc_find_common(const umt_ins_exec *x, int common, unsigned min_s
  */
 UMT_API int umt_lc_find_reg(const umt_trace *t, const umt_ins_exec *x, int reg, int when,
                             umt_value *out);
+
+/* ==== 8b. Memory accesses of a record ===================================== */
+/* (section owner: src/access.c) */
+
+/**
+ * What a memory access of a record is. A record's accesses are everything
+ * it tells about memory: the memory slots of an instruction's local
+ * context (MEM0, MEM1, STACKPUSH, STACKPOP: every slot with AddrWidth > 0,
+ * explicit and implicit operands alike; AGEN is an address, not an access)
+ * and the memory blocks of a register context.
+ */
+enum umt_access_kind {
+	UMT_ACCESS_READ = 1,    /**< before value of a read or read-write operand: a program read */
+	UMT_ACCESS_WRITE = 2,   /**< after value of a written operand: a program write */
+	UMT_ACCESS_PEEK = 4,    /**< old content seen, not a program access: the before value of
+	                             a write-only operand, or the unchanged after value of an
+	                             instruction whose condition was false (flag 0x04) */
+	UMT_ACCESS_CONTEXT = 8  /**< a memory block of a register context: memory as it was at
+	                             that record (TIB at thread begin, buffers at syscall exit) */
+};
+/** Every access kind, for umt_access_iter_init()'s @p kinds. */
+#define UMT_ACCESS_ALL 15u
+
+/**
+ * Which values of a record can be believed, from its exec flags
+ * (spec 6.4, flags 0x10-0x80). Decided here once; every query of the
+ * library (memory history and contents, register state, origins) applies
+ * it the same way:
+ *   - exec.vtable version 1: 0x10 (inputs not reliable) and 0x80 (aborted)
+ *     make the inputs unreliable; 0x20 (outputs not reliable), 0x40 (fault)
+ *     and 0x80 make the outputs unreliable.
+ *   - version 0: 0x10 (fault recording inputs: all values garbage) and
+ *     0x80 (internal error) make inputs and outputs unreliable; 0x20 (fault
+ *     executing) and 0x40 (fault reading back outputs) make the outputs
+ *     unreliable.
+ * Memory addresses are computed from input registers before execution, so
+ * an access's address is trusted exactly when the inputs are. A before
+ * value (read, peek) is trusted with the inputs, an after value (write)
+ * with the outputs. Context blocks are always trusted.
+ *
+ * Consequences, applied everywhere: an access with an untrusted address is
+ * shown by umt_access_iter_next() but indexed nowhere (where it went is not
+ * known). A write with a trusted address and an untrusted value may or may
+ * not have happened: memory there is UNKNOWN from that record on, until
+ * the next observation (not "the previous value"). Untrusted before values
+ * are not observations.
+ */
+enum umt_trust {
+	UMT_TRUST_ADDRESS = 1, /**< the address is reliable */
+	UMT_TRUST_VALUE = 2    /**< the value bytes are reliable */
+};
+
+/** Reliability of a record's inputs and outputs (see enum umt_trust). */
+enum umt_rec_reliability {
+	UMT_RELIABLE_INPUTS = 1,  /**< before values and addresses can be believed */
+	UMT_RELIABLE_OUTPUTS = 2  /**< after values can be believed (and the writes happened) */
+};
+
+/**
+ * UMT_RELIABLE_INPUTS | UMT_RELIABLE_OUTPUTS for a record with exec flags
+ * @p flags in an exec.vtable of version @p exec_version (0 or 1; other
+ * versions are treated as 1), as decided above.
+ */
+static inline unsigned umt_exec_reliability(int exec_version, unsigned flags)
+{
+	unsigned bad_in = UMT_EXEC_V1_F_BAD_INPUTS | UMT_EXEC_V1_F_ABORTED;
+	unsigned bad_out = exec_version == 0
+	                           ? UMT_EXEC_F_INCOMPLETE_MASK
+	                           : (unsigned)(UMT_EXEC_V1_F_BAD_OUTPUTS | UMT_EXEC_V1_F_FAULT |
+	                                        UMT_EXEC_V1_F_ABORTED);
+	return ((flags & bad_in) ? 0u : (unsigned)UMT_RELIABLE_INPUTS) |
+	       ((flags & bad_out) ? 0u : (unsigned)UMT_RELIABLE_OUTPUTS);
+}
+
+/** One memory access of a record. Its bytes are in the mapping. */
+typedef struct umt_access {
+	uint64_t record_id; /**< the record */
+	uint64_t address;   /**< first byte: AddrWidth significant bytes (ERRATA 11) */
+	uint64_t size;      /**< bytes (ValueSize; a context block's Size) */
+	const uint8_t *data; /**< size bytes, valid until umt_trace_close() */
+	uint32_t locator;   /**< LC slot index, or the context block index */
+	int16_t reg_name;   /**< slot RegName (MEM0, MEM1, STACKPUSH...); 0 for context blocks */
+	uint8_t kind;       /**< enum umt_access_kind */
+	uint8_t trust;      /**< enum umt_trust bits */
+	uint8_t phase;      /**< 0: before execution (read, peek, context); 1: after (write) */
+	uint8_t addr_width; /**< AddrWidth of the slot; 8 for context blocks */
+} umt_access;
+
+/**
+ * Iterator over the memory accesses of one record. A plain caller-owned
+ * struct; its fields are private. No allocation: the memory slots of an
+ * instruction row are found once per row and remembered in the trace
+ * handle (4 bytes per row, allocated on first use).
+ */
+typedef struct umt_access_iter {
+	const umt_trace *trace;        /**< private */
+	const uint8_t *lc;             /**< private: the record's local context */
+	const umt_decoded_ins *ins;    /**< private: its decodedIns */
+	const umt_lc_slot *slots;      /**< private: its slots */
+	umt_context ctx;               /**< private: context records */
+	uint64_t record_id;            /**< private */
+	uint32_t next;                 /**< private: next slot list entry or block */
+	uint32_t count;                /**< private: entries or blocks */
+	uint32_t plan;                 /**< private: packed memory slots of the row */
+	unsigned kinds;                /**< private: kinds wanted */
+	uint8_t reliable;              /**< private: umt_exec_reliability() of the record */
+	uint8_t not_executed;          /**< private: flag 0x04 */
+	uint8_t is_context;            /**< private */
+} umt_access_iter;
+
+/**
+ * Prepares @p it to yield the accesses of record @p r whose kind is in
+ * @p kinds (UMT_ACCESS_* bits; UMT_ACCESS_ALL). Instruction records yield
+ * their memory slots in slot order, context records their blocks in order,
+ * other records nothing.
+ * @return 0; UMT_E_INVAL (NULL, kinds 0 or unknown bits), the errors of
+ *   umt_rec_ins_exec() (instruction records) and umt_rec_context()
+ *   (records with a context).
+ */
+UMT_API int umt_access_iter_init(umt_access_iter *it, const umt_trace *t, const umt_rec *r,
+                                 unsigned kinds);
+
+/**
+ * The next access. @return 1 with *out filled; 0 at the end; UMT_E_INVAL;
+ *   UMT_E_BOUNDS (a context block outside its record, as
+ *   umt_context_mem_get() says; the iterator moves past it).
+ */
+UMT_API int umt_access_iter_next(umt_access_iter *it, umt_access *out);
+
+/** Name of an access kind ("read", "write", "peek", "context"), or NULL. */
+UMT_API const char *umt_access_kind_name(unsigned kind);
 
 /* ==== 9. Context map and registers ======================================== */
 /* (section owner: src/context.c) */

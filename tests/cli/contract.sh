@@ -44,6 +44,7 @@ for trace in "$src/examples/sample-trace" "$tmp/old" "$tmp/gen" "$tmp/gen2014"; 
 		check "$trace" exec $names
 		check "$trace" exec --operands --context $names
 		check "$trace" exec --operands $names
+		check "$trace" exec --accesses --keep-going $names
 		check "$trace" exec --context --keep-going $names
 	done
 done

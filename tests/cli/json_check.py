@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks umtdump --json output against the contract of umtdump(1).
 
-    json_check.py COMMAND [--operands] [--context] < OUTPUT
+    json_check.py COMMAND [--operands] [--context] [--accesses] < OUTPUT
 
 Every line must be one JSON object in valid UTF-8, without duplicate keys,
 with exactly the documented keys (optional ones may be absent) and values of
@@ -141,12 +141,16 @@ OPERAND = obj({"reg": integer, "name": string, "kind": one_of("reg", "mem", "age
                "after": nullable(value)}, {"address": hexnum})
 MEM = obj({"address": hexnum, "size": integer, "data": hexbytes})
 CONTEXT = obj({"mem_count": integer, "regs": map_of(value), "mem": list_of(MEM)})
+ACCESS = obj({"kind": one_of("read", "write", "peek", "context"), "address": hexnum,
+              "size": integer, "value": hexbytes, "trusted_address": boolean,
+              "trusted_value": boolean},
+             {"slot": integer, "operand": string, "block": integer})
 EXEC = obj({"id": integer, "thread_id": integer, "type": one_of(*REC_TYPES),
             "type_code": integer, "flags": integer, "prev": integer, "next": integer},
            {"ins_id": integer, "address": nullable(hexnum), "disasm": nullable(string),
             "syscall_id": integer, "uniform_id": nullable(integer), "uniform_id_name": string,
             "exit_code": integer, "operands": nullable(list_of(OPERAND)),
-            "context": nullable(CONTEXT)})
+            "context": nullable(CONTEXT), "accesses": nullable(list_of(ACCESS))})
 
 INS_OPERAND = obj({"reg": integer, "name": string, "size": integer, "flags": integer,
                    "before_slot": integer, "after_slot": integer, "before_offset": integer,
@@ -241,6 +245,10 @@ SINGLE = {"info", "xml", "stats"}
 
 # ---- cross-field rules ----------------------------------------------------------
 
+CONTEXT_TYPES = ("thread-begin", "syscall-entry", "syscall-exit", "ctx-apc", "ctx-exception",
+                 "ctx-callback", "ctx-unknown")
+
+
 def rules_exec(o, flags, where):
     t = o["type"]
     has = {"instruction": {"ins_id", "address", "disasm"},
@@ -253,10 +261,10 @@ def rules_exec(o, flags, where):
     want = set(has)
     if "--operands" in flags and t == "instruction":
         want.add("operands")
-    if "--context" in flags and t in ("thread-begin", "syscall-entry", "syscall-exit",
-                                      "ctx-apc", "ctx-exception", "ctx-callback",
-                                      "ctx-unknown"):
+    if "--context" in flags and t in CONTEXT_TYPES:
         want.add("context")
+    if "--accesses" in flags and (t == "instruction" or t in CONTEXT_TYPES):
+        want.add("accesses")
     if extra != want:
         raise Bad(f"{where}: {t} record has keys {sorted(extra)}, expected {sorted(want)}")
     if REC_TYPES.index(t) != (o["type_code"] if o["type_code"] < 7 else o["type_code"] - 1):
@@ -269,6 +277,12 @@ def rules_exec(o, flags, where):
             if v is not None and not v.startswith("0x") and len(v) != 2 * op["size"]:
                 raise Bad(f"{where}.operands[{i}].{k}: {len(v) // 2} bytes for size "
                           f"{op['size']}")
+    for i, a in enumerate(o.get("accesses") or []):
+        if len(a["value"]) != 2 * a["size"]:
+            raise Bad(f"{where}.accesses[{i}]: value of {len(a['value']) // 2} bytes, "
+                      f"size {a['size']}")
+        if (a["kind"] == "context") != ("block" in a) or ("slot" in a) == ("block" in a):
+            raise Bad(f"{where}.accesses[{i}]: slot/block keys against kind {a['kind']}")
     c = o.get("context")
     if c is not None:
         if len(c["mem"]) != c["mem_count"]:

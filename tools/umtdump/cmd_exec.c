@@ -200,6 +200,8 @@ static int print_record(const struct exec_ctx *x, const umt_rec *r)
 	} else if (x->o->operands) {
 		show_operands(x->t, r, x->o, &j, &e);
 	}
+	if (x->o->accesses)
+		show_accesses(x->t, r, x->o, &j, &e);
 	if (x->o->context)
 		show_context(x->t, r, x->o, &j, &e);
 	if (x->o->json)

@@ -7,9 +7,6 @@
 
 #include "umtdump.h"
 
-/* Column where the indented lines of exec --operands and --context start. */
-#define INDENT 12
-
 /*
  * Register names by 16-bit value, computed once: the name of a register
  * depends only on the trace (its context map and XED version), and one

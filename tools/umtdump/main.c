@@ -26,7 +26,8 @@ enum {
 	OPT_OPERANDS = 1 << 5,
 	OPT_CONTEXT = 1 << 6,
 	OPT_ID = 1 << 7,
-	OPT_MAX_PROBLEMS = 1 << 8
+	OPT_MAX_PROBLEMS = 1 << 8,
+	OPT_ACCESSES = 1 << 9
 };
 
 struct command {
@@ -43,7 +44,8 @@ static const struct command commands[] = {
 	 "essentials of trace.xml (XED version, process ID, bitness, OS name,\n"
 	 "command line) and the size of every file.\n"},
 	{"exec", cmd_exec,
-	 OPT_FROM | OPT_TO | OPT_COUNT | OPT_THREAD | OPT_TYPE | OPT_OPERANDS | OPT_CONTEXT,
+	 OPT_FROM | OPT_TO | OPT_COUNT | OPT_THREAD | OPT_TYPE | OPT_OPERANDS | OPT_CONTEXT |
+	         OPT_ACCESSES,
 	 "execution records, one per line",
 	 "Shows execution records, one per line: ID, thread, type, flags, prev and\n"
 	 "next, and per type the instruction (InsID, address, disassembly), the\n"
@@ -60,7 +62,11 @@ static const struct command commands[] = {
 	 "  --operands           each explicit operand: register, kind, size, flags,\n"
 	 "                       memory address, before and after values\n"
 	 "  --context            register dump and memory references of the records\n"
-	 "                       that carry a context\n"},
+	 "                       that carry a context\n"
+	 "  --accesses           every memory access of the record: the memory slots of\n"
+	 "                       an instruction, explicit and implicit (push, call, movs),\n"
+	 "                       as read, write or peek (old content of a write-only\n"
+	 "                       operand), and the memory blocks of a context\n"},
 	{"ins", cmd_ins, OPT_ID, "instruction table rows with their decoded instruction",
 	 "Shows the rows of the instruction table with their decoded instruction:\n"
 	 "every field, the explicit operands and the local-context slots.\n"
@@ -254,6 +260,8 @@ static int parse_option(int argc, char **argv, int *i, struct parse *p)
 			return p->o.operands = true, p->used |= OPT_OPERANDS, 0;
 		if (!strcmp(a, "--context"))
 			return p->o.context = true, p->used |= OPT_CONTEXT, 0;
+		if (!strcmp(a, "--accesses"))
+			return p->o.accesses = true, p->used |= OPT_ACCESSES, 0;
 	}
 	report("unknown option %s (see umtdump --help)", a);
 	return EXIT_USAGE;
@@ -295,6 +303,8 @@ static const char *option_name(unsigned bits)
 		return "--operands";
 	if (bits & OPT_CONTEXT)
 		return "--context";
+	if (bits & OPT_ACCESSES)
+		return "--accesses";
 	for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
 		if (valued[k].bit & bits)
 			return valued[k].name;

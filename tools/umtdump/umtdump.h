@@ -29,7 +29,7 @@ struct opts {
 	bool has_from, has_to, has_count;
 	int64_t thread;   /* -1: all */
 	uint32_t types;   /* bit per record type; 0: all */
-	bool operands, context;
+	bool operands, context, accesses;
 	/* ins */
 	int64_t ins_id;   /* -1: all */
 	/* verify */
@@ -203,6 +203,13 @@ void out_named(int64_t v, const char *name);
 
 /** The record's explicit operands (exec --operands), text or JSON; errors go to @p e. */
 void show_operands(const umt_trace *t, const umt_rec *r, const struct opts *o, struct jw *j,
+                   struct errlist *e);
+
+/** Column where the indented lines of exec --operands, --context, --accesses start. */
+#define INDENT 12
+
+/** The record's memory accesses (exec --accesses), text or JSON; errors go to @p e. */
+void show_accesses(const umt_trace *t, const umt_rec *r, const struct opts *o, struct jw *j,
                    struct errlist *e);
 
 /** The record's register dump and memory references (exec --context). */
