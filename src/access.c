@@ -118,6 +118,7 @@ int umt_access_iter_init(umt_access_iter *it, const umt_trace *t, const umt_rec 
 	memset(it, 0, sizeof *it);
 	it->trace = t;
 	it->record_id = r->id;
+	it->thread_id = r->thread_id;
 	it->kinds = kinds;
 	if (r->type == UMT_REC_INSTRUCTION)
 		return init_instruction(it, t, r);
@@ -159,6 +160,7 @@ static void slot_access(const umt_access_iter *it, unsigned i, umt_access *out)
 	if (s->AddrWidth < 8)
 		address &= ((uint64_t)1 << (8 * s->AddrWidth)) - 1;
 	out->record_id = it->record_id;
+	out->thread_id = it->thread_id;
 	out->address = address;
 	out->size = (uint64_t)(uint16_t)s->ValueSize;
 	out->data = it->lc + s->Offset + 8;
@@ -196,6 +198,7 @@ static int next_context(umt_access_iter *it, umt_access *out)
 	if (rc < 0)
 		return rc;
 	out->record_id = it->record_id;
+	out->thread_id = it->thread_id;
 	out->address = m.address;
 	out->size = m.size;
 	out->data = m.data;

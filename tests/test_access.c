@@ -213,6 +213,7 @@ static void expect_slot(const umt_access *a, unsigned rec, unsigned slot, unsign
 	const struct sdef *s = &rows[recs[rec].row].s[slot];
 	uint64_t address = 0x1000u * (rec + 1) + s->off;
 	assert_int_equal(a->record_id, rec);
+	assert_int_equal(a->thread_id, 0);
 	assert_int_equal(a->locator, slot);
 	assert_int_equal(a->address, address);
 	assert_int_equal(a->size, s->size);

@@ -984,6 +984,7 @@ static inline unsigned umt_exec_reliability(int exec_version, unsigned flags)
 /** One memory access of a record. Its bytes are in the mapping. */
 typedef struct umt_access {
 	uint64_t record_id; /**< the record */
+	int32_t thread_id;  /**< the record's ThreadID */
 	uint64_t address;   /**< first byte: AddrWidth significant bytes (ERRATA 11) */
 	uint64_t size;      /**< bytes (ValueSize; a context block's Size) */
 	const uint8_t *data; /**< size bytes, valid until umt_trace_close() */
@@ -1008,6 +1009,7 @@ typedef struct umt_access_iter {
 	const umt_lc_slot *slots;      /**< private: its slots */
 	umt_context ctx;               /**< private: context records */
 	uint64_t record_id;            /**< private */
+	int32_t thread_id;             /**< private */
 	uint32_t next;                 /**< private: next slot list entry or block */
 	uint32_t count;                /**< private: entries or blocks */
 	uint32_t plan;                 /**< private: packed memory slots of the row */
