@@ -37,6 +37,8 @@ const char *umt_strerror(int status)
 	case UMT_E_XML: return "malformed trace.xml";
 	case UMT_E_NOT_FOUND: return "not found";
 	case UMT_E_NO_VALUE: return "no value";
+	case UMT_E_INCOMPLETE: return "incomplete: a writer did not finish";
+	case UMT_E_STALE: return "stale index: the trace changed";
 	default: return "unknown error";
 	}
 }

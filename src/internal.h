@@ -88,6 +88,14 @@ UMT_HIDDEN void umt__map_buffer(const umt_buffer *b, struct umt_map *m);
 UMT_HIDDEN int umt__map_advise(const struct umt_map *m, int file, uint64_t off, uint64_t len,
                                int advice);
 
+/**
+ * Maps file @p name of directory fd @p dirfd read-only, whole (files that
+ * are not traces: indexes). Never blocks on a FIFO; a missing file is
+ * UMT_E_MISSING, anything but a regular file UMT_E_IO; messages name
+ * @p name.
+ */
+UMT_HIDDEN int umt__map_named(int dirfd, const char *name, struct umt_map *m);
+
 /** Releases what umt__map_file() obtained. */
 UMT_HIDDEN void umt__unmap(struct umt_map *m);
 

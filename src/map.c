@@ -133,6 +133,39 @@ int umt__map_later(int dirfd, int file, struct umt_map *m)
 	return rc;
 }
 
+int umt__map_named(int dirfd, const char *name, struct umt_map *m)
+{
+	memset(m, 0, sizeof *m);
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return umt__failf(errno == ENOENT ? UMT_E_MISSING : UMT_E_IO, "%s: cannot open: %s",
+		                  name, strerror(errno));
+	struct stat st;
+	int rc = 0;
+	if (fstat(fd, &st) != 0)
+		rc = umt__failf(UMT_E_IO, "%s: cannot stat: %s", name, strerror(errno));
+	else if (!S_ISREG(st.st_mode))
+		rc = umt__failf(UMT_E_IO, "%s: not a regular file", name);
+	if (rc == 0) {
+		record_identity(m, &st);
+		static const uint8_t empty[1];
+		void *p = m->size == 0 || m->size > SIZE_MAX
+		                  ? NULL
+		                  : mmap(NULL, (size_t)m->size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (m->size == 0) {
+			m->data = empty;
+		} else if (p == NULL || p == MAP_FAILED) {
+			rc = umt__failf(UMT_E_IO, "%s: cannot map: %s", name,
+			                p == NULL ? "too large" : strerror(errno));
+		} else {
+			m->data = p;
+			m->mapped = true;
+		}
+	}
+	close(fd);
+	return rc;
+}
+
 void umt__map_buffer(const umt_buffer *b, struct umt_map *m)
 {
 	static const uint8_t empty[1];

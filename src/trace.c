@@ -382,6 +382,24 @@ uint64_t umt_trace_file_size(const umt_trace *t, int file)
 	return t->files[file].size;
 }
 
+int umt_trace_file_stamp(const umt_trace *t, int file, umt_file_stamp *out)
+{
+	if (t == NULL || out == NULL || file < 0 || file >= UMT_FILE_COUNT)
+		return umt__failf(UMT_E_INVAL, "umt_trace_file_stamp: invalid argument");
+	const struct umt_map *m = &t->files[file];
+	memset(out, 0, sizeof *out);
+	out->size = m->size;
+	out->mtime_sec = (int64_t)m->mtime.tv_sec;
+	out->mtime_nsec = (int64_t)m->mtime.tv_nsec;
+	out->present = m->present;
+	const uint8_t *data = m->data;
+	if (file == UMT_FILE_EXEC_PREV_NEXT && (data = umt__prev_next(t)) == NULL)
+		return UMT_E_IO; /* message set by the mapping */
+	out->head = data;
+	out->head_size = m->present ? (size_t)(m->size < 64 ? m->size : 64) : 0;
+	return 0;
+}
+
 int umt_trace_get_info(const umt_trace *t, umt_trace_info *out)
 {
 	if (t == NULL || out == NULL)

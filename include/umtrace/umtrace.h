@@ -95,7 +95,9 @@ enum umt_status {
 	UMT_E_CORRUPT = -10,   /**< other inconsistent content: order, links, values */
 	UMT_E_XML = -11,       /**< trace.xml is malformed or too large */
 	UMT_E_NOT_FOUND = -12, /**< a lookup found nothing */
-	UMT_E_NO_VALUE = -13   /**< the item exists but has no such value */
+	UMT_E_NO_VALUE = -13,  /**< the item exists but has no such value */
+	UMT_E_INCOMPLETE = -14, /**< a writer did not finish: the commit record is missing */
+	UMT_E_STALE = -15      /**< an index was built from another trace, or the trace changed */
 };
 
 /** A static description of a status code ("out of bounds"); never NULL. */
@@ -189,6 +191,24 @@ UMT_API int umt_trace_changed(const umt_trace *t);
 
 /** Size in bytes of one file of the trace (0 for a missing trace.xml). */
 UMT_API uint64_t umt_trace_file_size(const umt_trace *t, int file);
+
+/** What identifies one file of an open trace, for caches built from it (indexes). */
+typedef struct umt_file_stamp {
+	uint64_t size;         /**< bytes at open */
+	int64_t mtime_sec;     /**< modification time at open (0 for traces in memory) */
+	int64_t mtime_nsec;    /**< nanoseconds of it */
+	int present;           /**< 0 for a missing optional file (trace.xml) */
+	const uint8_t *head;   /**< its first head_size bytes, in the mapping */
+	size_t head_size;      /**< min(size, 64) */
+} umt_file_stamp;
+
+/**
+ * The stamp of file @p file (an umt_file_id) of @p t: size and modification
+ * time recorded at open, and its first bytes (which hold the headers).
+ * Maps exec.prev_next.column if it was not mapped yet.
+ * @return 0; UMT_E_INVAL (NULL, bad file), UMT_E_IO (mapping failed).
+ */
+UMT_API int umt_trace_file_stamp(const umt_trace *t, int file, umt_file_stamp *out);
 
 /** Header values of an open trace, all validated at open. */
 typedef struct umt_trace_info {

@@ -27,7 +27,13 @@ enum {
 	OPT_CONTEXT = 1 << 6,
 	OPT_ID = 1 << 7,
 	OPT_MAX_PROBLEMS = 1 << 8,
-	OPT_ACCESSES = 1 << 9
+	OPT_ACCESSES = 1 << 9,
+	OPT_KIND = 1 << 10,
+	OPT_REVERSE = 1 << 11,
+	OPT_AT = 1 << 12,
+	OPT_OUT = 1 << 13,
+	OPT_THREADS = 1 << 14,
+	OPT_MEMORY = 1 << 15
 };
 
 struct command {
@@ -36,13 +42,15 @@ struct command {
 	unsigned accepts;
 	const char *summary;
 	const char *help; /* the command's description and options */
+	int min_args, max_args; /* operands after TRACE_DIR */
+	const char *operands;   /* their synopsis */
 };
 
 static const struct command commands[] = {
 	{"info", cmd_info, 0, "counts of every table, format versions, trace.xml essentials, file sizes",
 	 "Shows the record and row count of every table, the format versions, the\n"
 	 "essentials of trace.xml (XED version, process ID, bitness, OS name,\n"
-	 "command line) and the size of every file.\n"},
+	 "command line) and the size of every file.\n", 0, 0, NULL},
 	{"exec", cmd_exec,
 	 OPT_FROM | OPT_TO | OPT_COUNT | OPT_THREAD | OPT_TYPE | OPT_OPERANDS | OPT_CONTEXT |
 	         OPT_ACCESSES,
@@ -66,31 +74,31 @@ static const struct command commands[] = {
 	 "  --accesses           every memory access of the record: the memory slots of\n"
 	 "                       an instruction, explicit and implicit (push, call, movs),\n"
 	 "                       as read, write or peek (old content of a write-only\n"
-	 "                       operand), and the memory blocks of a context\n"},
+	 "                       operand), and the memory blocks of a context\n", 0, 0, NULL},
 	{"ins", cmd_ins, OPT_ID, "instruction table rows with their decoded instruction",
 	 "Shows the rows of the instruction table with their decoded instruction:\n"
 	 "every field, the explicit operands and the local-context slots.\n"
 	 "\n"
 	 "options:\n"
-	 "  --id ID              only row ID\n"},
+	 "  --id ID              only row ID\n", 0, 0, NULL},
 	{"syscalls", cmd_syscalls, 0, "syscall records with arguments and results",
 	 "Shows the system call records with their arguments and results; the\n"
-	 "unified IDs are named when --xed-dir holds syscall_unified_id_vN.h.\n"},
+	 "unified IDs are named when --xed-dir holds syscall_unified_id_vN.h.\n", 0, 0, NULL},
 	{"modules", cmd_modules, 0, "module records",
 	 "Shows the module records: load and unload records, address range, Windows\n"
-	 "and device names (UTF-8), and in 2015 traces the file time and version.\n"},
+	 "and device names (UTF-8), and in 2015 traces the file time and version.\n", 0, 0, NULL},
 	{"threads", cmd_threads, 0, "thread records",
 	 "Shows the thread records: Windows thread ID, TIB address, first and last\n"
-	 "record, record count.\n"},
+	 "record, record count.\n", 0, 0, NULL},
 	{"context-map", cmd_context_map, 0, "registers of the context map",
 	 "Shows the registers present in the context map (in the 32-bit or the\n"
 	 "64-bit dump) with their offsets, sizes, common names and largest\n"
-	 "enclosing registers.\n"},
+	 "enclosing registers.\n", 0, 0, NULL},
 	{"address-space", cmd_address_space, 0, "used address ranges",
-	 "Shows the used address ranges of the address space table.\n"},
+	 "Shows the used address ranges of the address space table.\n", 0, 0, NULL},
 	{"xml", cmd_xml, 0, "trace.xml: the essentials and every leaf element",
 	 "Shows trace.xml: its layout, the essentials and every leaf element with\n"
-	 "its path.\n"},
+	 "its path.\n", 0, 0, NULL},
 	{"verify", cmd_verify, OPT_MAX_PROBLEMS, "the full consistency check",
 	 "Runs the library's full consistency check (umt_verify) and reads every\n"
 	 "record, row, operand and context through the library's accessors. Each\n"
@@ -98,11 +106,50 @@ static const struct command commands[] = {
 	 "status is 0 only for a consistent trace.\n"
 	 "\n"
 	 "options:\n"
-	 "  --max-problems N     stop after N problems (default 1000, 0: no limit)\n"},
+	 "  --max-problems N     stop after N problems (default 1000, 0: no limit)\n", 0, 0, NULL},
 	{"stats", cmd_stats, 0, "records per type and thread, instruction mix, syscalls, memory",
 	 "Shows records per type and per thread, the instruction mix by mnemonic\n"
 	 "and by category, syscall counts by unified ID, and the bytes of memory\n"
-	 "read and written by the instruction records.\n"},
+	 "read and written by the instruction records.\n", 0, 0, NULL},
+	{"index", cmd_index, OPT_OUT | OPT_THREADS | OPT_MEMORY,
+	 "build the index that history and mem answer from",
+	 "Builds the index of the trace: every memory access of every record, sorted\n"
+	 "by address, so that history and mem answer in microseconds. One pass over\n"
+	 "the records on all processors, within a memory budget; temporary files go\n"
+	 "into the index directory. The index goes to --out DIR, --index DIR, or\n"
+	 "the default place: TRACE_DIR/umtindex when the trace directory is\n"
+	 "writable, else ~/.cache/umtrace/KEY.\n"
+	 "\n"
+	 "options:\n"
+	 "  --out DIR            write the index into DIR\n"
+	 "  --threads N          worker threads (default: every processor)\n"
+	 "  --memory SIZE        memory budget, bytes or with K, M, G (default 256M)\n", 0, 0, NULL},
+	{"history", cmd_history,
+	 OPT_FROM | OPT_TO | OPT_COUNT | OPT_THREAD | OPT_KIND | OPT_REVERSE,
+	 "every access to an address range, from the index",
+	 "Shows every memory access overlapping ADDR (LEN bytes, default 1), whole:\n"
+	 "record ID, thread, kind, address, size and value, in record order, reads\n"
+	 "before writes within a record, then by address. Needs the index\n"
+	 "(umtdump index). ADDR and LEN are decimal or 0x hex.\n"
+	 "\n"
+	 "options:\n"
+	 "  --from ID            from record ID\n"
+	 "  --to ID              before record ID (exclusive)\n"
+	 "  --kind K[,K]         read, write, context (default: all three)\n"
+	 "  --thread TID         only thread-table row TID\n"
+	 "  --count N            at most N accesses\n"
+	 "  --reverse            newest first\n",
+	 1, 1, "ADDR[:LEN]"},
+	{"mem", cmd_mem, OPT_AT, "memory contents at a record, from the index",
+	 "Shows LEN bytes of memory at ADDR as they were just before record ID\n"
+	 "executed: each byte from its latest observation at or before it (a read,\n"
+	 "write or context block of an earlier record, or a read of the record\n"
+	 "itself), ?? where no record observed it, with the record that gave each\n"
+	 "byte. Needs the index (umtdump index).\n"
+	 "\n"
+	 "options:\n"
+	 "  --at ID              the record (required)\n",
+	 2, 2, "ADDR LEN"},
 };
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])
 
@@ -111,6 +158,8 @@ static const char global_help[] =
 	"  --json               JSON Lines on stdout, one object per record or row\n"
 	"  --xed-dir DIR        name tables: XED and syscall enum headers (default:\n"
 	"                       the UMT_XED_DIR environment variable)\n"
+	"  --index DIR          the trace's index is in DIR (history, mem; index\n"
+	"                       writes it there)\n"
 	"  --keep-going         report a bad record on stderr and continue\n"
 	"  --quiet              no progress bar, no notes\n"
 	"  --help               this help, or the command's: umtdump COMMAND --help\n"
@@ -129,8 +178,9 @@ static void usage(FILE *f)
 
 static void command_help(const struct command *c)
 {
-	printf("usage: umtdump [GLOBAL OPTIONS] %s%s TRACE_DIR\n\n%s\n%s", c->name,
-	       c->accepts ? " [OPTIONS]" : "", c->help, global_help);
+	printf("usage: umtdump [GLOBAL OPTIONS] %s%s TRACE_DIR%s%s\n\n%s\n%s", c->name,
+	       c->accepts ? " [OPTIONS]" : "", c->operands ? " " : "",
+	       c->operands ? c->operands : "", c->help, global_help);
 }
 
 static bool parse_u64(const char *s, uint64_t *v)
@@ -192,24 +242,80 @@ static const struct {
 } valued[] = {
 	{"--xed-dir", 0},  {"--from", OPT_FROM},     {"--to", OPT_TO},
 	{"--count", OPT_COUNT}, {"--thread", OPT_THREAD}, {"--type", OPT_TYPE},
-	{"--id", OPT_ID},  {"--max-problems", OPT_MAX_PROBLEMS},
+	{"--id", OPT_ID},  {"--max-problems", OPT_MAX_PROBLEMS}, {"--index", 0},
+	{"--kind", OPT_KIND}, {"--at", OPT_AT}, {"--out", OPT_OUT}, {"--threads", OPT_THREADS},
+	{"--memory", OPT_MEMORY},
 };
+
+static bool parse_kinds(const char *list, unsigned *mask)
+{
+	static const struct { const char *name; unsigned kind; } names[] = {
+		{"read", UMT_ACCESS_READ}, {"write", UMT_ACCESS_WRITE},
+		{"context", UMT_ACCESS_CONTEXT}, {"peek", UMT_ACCESS_PEEK}};
+	for (const char *p = list; *p;) {
+		size_t n = strcspn(p, ","), k = 0;
+		while (k < sizeof names / sizeof names[0] &&
+		       (strlen(names[k].name) != n || strncmp(names[k].name, p, n) != 0))
+			k++;
+		if (k == sizeof names / sizeof names[0])
+			return false;
+		*mask |= names[k].kind;
+		p += n;
+		if (*p == ',' && *++p == '\0')
+			return false;
+	}
+	return *mask != 0;
+}
+
+/* A byte count with an optional K, M or G (powers of 1024). */
+static bool parse_size(const char *s, uint64_t *out)
+{
+	char num[32];
+	size_t n = strlen(s);
+	uint64_t mul = 1;
+	if (n > 0 && strchr("kKmMgG", s[n - 1])) {
+		mul = (s[n - 1] == 'k' || s[n - 1] == 'K') ? 1u << 10
+		      : (s[n - 1] == 'm' || s[n - 1] == 'M') ? 1u << 20 : 1u << 30;
+		n--;
+	}
+	if (n == 0 || n >= sizeof num)
+		return false;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	uint64_t v;
+	if (!parse_u64(num, &v) || v > UINT64_MAX / mul)
+		return false;
+	*out = v * mul;
+	return true;
+}
+
+/* Sets a value that is not a number: NULL when @p name takes a number. */
+static int set_text(struct parse *p, const char *name, unsigned bit, const char *v)
+{
+	if (!strcmp(name, "--xed-dir"))
+		p->o.xed_dir = v;
+	else if (!strcmp(name, "--index"))
+		p->o.index_dir = v;
+	else if (bit == OPT_OUT)
+		p->o.index_dir = v;
+	else if (bit == OPT_KIND && !parse_kinds(v, &p->o.kinds))
+		return report("--kind: not read, write, context or peek: %s", v), EXIT_USAGE;
+	else if (bit == OPT_MEMORY && !parse_size(v, &p->o.memory))
+		return report("--memory: not a size: %s", v), EXIT_USAGE;
+	else if (bit == OPT_TYPE && !parse_types(v, &p->o.types))
+		return report("--type: unknown record type in %s", v), EXIT_USAGE;
+	p->used |= bit;
+	return 0;
+}
 
 /* Sets the value of option @p name; returns 0 or EXIT_USAGE. */
 static int set_value(struct parse *p, const char *name, unsigned bit, const char *v)
 {
 	uint64_t n = 0;
-	if (bit == 0) {
-		p->o.xed_dir = v;
-		return 0;
-	}
-	if (bit == OPT_TYPE) {
-		if (!parse_types(v, &p->o.types)) {
-			report("--type: unknown record type in %s", v);
-			return EXIT_USAGE;
-		}
-	} else if (!parse_u64(v, &n) || (bit == OPT_ID && n > INT64_MAX) ||
-	           (bit == OPT_THREAD && n > INT64_MAX)) {
+	if (bit == 0 || bit == OPT_OUT || bit == OPT_KIND || bit == OPT_MEMORY || bit == OPT_TYPE)
+		return set_text(p, name, bit, v);
+	if (!parse_u64(v, &n) || (bit == OPT_ID && n > INT64_MAX) ||
+	    (bit == OPT_THREAD && n > INT64_MAX) || (bit == OPT_THREADS && (n == 0 || n > 64))) {
 		report("%s: not a number: %s", name, v);
 		return EXIT_USAGE;
 	}
@@ -220,6 +326,8 @@ static int set_value(struct parse *p, const char *name, unsigned bit, const char
 	case OPT_THREAD: p->o.thread = (int64_t)n; break;
 	case OPT_ID: p->o.ins_id = (int64_t)n; break;
 	case OPT_MAX_PROBLEMS: p->o.max_problems = n; break;
+	case OPT_AT: p->o.at = n, p->o.has_at = true; break;
+	case OPT_THREADS: p->o.threads = (unsigned)n; break;
 	default: break;
 	}
 	p->used |= bit;
@@ -262,6 +370,8 @@ static int parse_option(int argc, char **argv, int *i, struct parse *p)
 			return p->o.context = true, p->used |= OPT_CONTEXT, 0;
 		if (!strcmp(a, "--accesses"))
 			return p->o.accesses = true, p->used |= OPT_ACCESSES, 0;
+		if (!strcmp(a, "--reverse"))
+			return p->o.reverse = true, p->used |= OPT_REVERSE, 0;
 	}
 	report("unknown option %s (see umtdump --help)", a);
 	return EXIT_USAGE;
@@ -288,6 +398,8 @@ static int parse_args(int argc, char **argv, struct parse *p)
 			}
 		} else if (p->o.trace_dir == NULL) {
 			p->o.trace_dir = a;
+		} else if (p->o.nargs < (p->cmd ? p->cmd->max_args : 0)) {
+			p->o.args[p->o.nargs++] = a;
 		} else {
 			report("unexpected argument %s", a);
 			return EXIT_USAGE;
@@ -305,6 +417,8 @@ static const char *option_name(unsigned bits)
 		return "--context";
 	if (bits & OPT_ACCESSES)
 		return "--accesses";
+	if (bits & OPT_REVERSE)
+		return "--reverse";
 	for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
 		if (valued[k].bit & bits)
 			return valued[k].name;
@@ -345,6 +459,11 @@ int main(int argc, char **argv)
 	}
 	if (p.cmd == NULL || p.o.trace_dir == NULL) {
 		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (p.o.nargs < p.cmd->min_args) {
+		report("%s needs %s after the trace directory (see umtdump %s --help)", p.cmd->name,
+		       p.cmd->operands, p.cmd->name);
 		return EXIT_USAGE;
 	}
 	if (p.used & ~p.cmd->accepts) {

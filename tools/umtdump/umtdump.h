@@ -34,6 +34,16 @@ struct opts {
 	int64_t ins_id;   /* -1: all */
 	/* verify */
 	uint64_t max_problems; /* 0: no cap */
+	/* the index and its queries */
+	const char *index_dir; /* --index DIR (or --out DIR of the index command) */
+	unsigned kinds;        /* --kind: UMT_ACCESS_* bits; 0: the command's default */
+	bool reverse;
+	uint64_t at;
+	bool has_at;
+	unsigned threads;      /* --threads, 0: all processors */
+	uint64_t memory;       /* --memory, 0: the library's default */
+	const char *args[2];   /* operands after TRACE_DIR (history ADDR[:LEN], mem ADDR LEN) */
+	int nargs;
 };
 
 /* ---- output module (out.c) ------------------------------------------------ */
@@ -229,5 +239,22 @@ int cmd_address_space(umt_trace *t, const struct opts *o);
 int cmd_xml(umt_trace *t, const struct opts *o);
 int cmd_verify(umt_trace *t, const struct opts *o);
 int cmd_stats(umt_trace *t, const struct opts *o);
+int cmd_index(umt_trace *t, const struct opts *o);
+int cmd_history(umt_trace *t, const struct opts *o);
+int cmd_mem(umt_trace *t, const struct opts *o);
+
+/* ---- the index (index.c) --------------------------------------------------------- */
+
+#include "umtrace/index.h"
+
+/**
+ * Opens the index of the trace: --index DIR, or the default place
+ * (umt_index_default_dir()). A missing, incomplete or stale index is
+ * reported with the command that builds it. @return 0; EXIT_BAD_TRACE.
+ */
+int open_index(const umt_trace *t, const struct opts *o, umt_index **out);
+
+/** Parses ADDR (decimal or 0x hex); false when it is not one. */
+bool parse_address(const char *s, uint64_t *out);
 
 #endif

@@ -1,0 +1,74 @@
+/*
+ * libumtrace - the state of an index build, shared by its phases:
+ * build.c (options, the scan, runs), merge.c (partitions merged in
+ * parallel) and assemble.c (the final files, the header, the commit).
+ */
+#ifndef UMTRACE_IX_BUILD_H
+#define UMTRACE_IX_BUILD_H
+
+#include "../commit.h"
+#include "runs.h"
+
+/** The output of one partition: its three streams, in scratch files. */
+struct ix_part {
+	uint64_t first_page, end_page; /* pages [first_page, end_page) */
+	int post_fd, skip_fd, dir_fd;
+	uint64_t post_size, skip_count, pages, postings;
+};
+
+struct ix_build {
+	const umt_trace *t;
+	umt_index_build_options o;
+	unsigned threads;
+	uint64_t budget;
+	const char *dir;
+	int dirfd;
+	struct umt_commit *commit;
+	pthread_mutex_t mu; /* runs, the commit's scratch files, the first error */
+
+	/* the scan */
+	uint64_t *bounds;
+	unsigned nranges;
+	_Atomic unsigned next_range;
+	_Atomic uint64_t records_done;
+	_Atomic uint64_t accesses;
+	struct ix_run *runs;
+	size_t nruns, runs_cap;
+	uint64_t disk_runs, temp_bytes;
+
+	/* the merge */
+	struct ix_part *parts;
+	unsigned nparts;
+	_Atomic unsigned next_part;
+	_Atomic uint64_t merged;
+	uint64_t entries;
+
+	/* the first error of any thread, with its message (thread-local where it happened) */
+	_Atomic unsigned running; /* workers of the current phase still running */
+	_Atomic int stop;
+	int error;
+	char message[512];
+
+	umt_index_build_stats stats;
+};
+
+/** Records the first failure of any thread and stops the others; returns @p rc. */
+UMT_HIDDEN int umt__ixb_fail(struct ix_build *b, int rc);
+
+/** A scratch file of the build (unlinked, owned by the commit). @return 0; errors. */
+UMT_HIDDEN int umt__ixb_scratch(struct ix_build *b, const char *what, int *fd);
+
+/** Adds a run (thread-safe). @return 0; UMT_E_NOMEM. */
+UMT_HIDDEN int umt__ixb_add_run(struct ix_build *b, struct ix_run run);
+
+/** Runs @p fn on b->threads threads, reporting @p phase progress from this one. */
+UMT_HIDDEN int umt__ixb_parallel(struct ix_build *b, void *(*fn)(void *), int phase,
+                                 _Atomic uint64_t *done, uint64_t total);
+
+/** merge.c: merges every run into the partitions' streams. */
+UMT_HIDDEN int umt__ixb_merge(struct ix_build *b);
+
+/** assemble.c: writes mem.dir, mem.post, mem.skip and index.umti, and commits. */
+UMT_HIDDEN int umt__ixb_assemble(struct ix_build *b);
+
+#endif

@@ -1,0 +1,265 @@
+/*
+ * libumtrace - merging the sorted runs of an index build into partitions of
+ * the page space, in parallel. Each partition goes through its own encoder
+ * into its own scratch streams; assemble.c concatenates them. A page never
+ * spans two partitions, and the encoding of a page depends only on its
+ * postings, so the result does not depend on the partitioning.
+ *
+ * Memory: the merge reads file runs through chunk buffers, threads x runs of
+ * them, sized so that they fit the budget; when there are too many runs for
+ * chunks of at least MIN_CHUNK entries, groups of runs are first merged
+ * into longer ones.
+ */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "build.h"
+#include "encode.h"
+
+#define MIN_CHUNK 2048u       /* entries (64 KiB) */
+#define OUT_BUFFER (256u << 10)
+#define SAMPLES_PER_RUN 256u
+#define PARTS_PER_THREAD 4u
+#define PROGRESS_EVERY 65536u
+
+/* Opens cursors on entries [from[i], to[i]) of every run, with chunk buffers. */
+static int open_cursors(const struct ix_run *runs, size_t n,
+                        const uint64_t *from, const uint64_t *to, size_t chunk,
+                        struct ix_cursor *c, struct ix_entry **bufs)
+{
+	for (size_t i = 0; i < n; i++) {
+		bufs[i] = NULL;
+		if (runs[i].mem == NULL && (bufs[i] = malloc(chunk * sizeof **bufs)) == NULL)
+			return umt__failf(UMT_E_NOMEM, "index build: out of memory");
+		int rc = umt__ix_cursor_init(&c[i], &runs[i], from[i], to[i], bufs[i], chunk);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- merging groups of runs into longer runs ----------------------------------------- */
+
+static int merge_group(struct ix_build *b, const struct ix_run *runs, size_t n, size_t chunk,
+                       struct ix_run *out)
+{
+	struct ix_cursor *c = calloc(n, sizeof *c);
+	struct ix_entry **bufs = calloc(n, sizeof *bufs), *wbuf = malloc(chunk * sizeof *wbuf);
+	uint64_t *from = calloc(n, sizeof *from), *to = calloc(n, sizeof *to);
+	struct ix_merge m = {0};
+	int fd = -1;
+	int rc = c && bufs && wbuf && from && to ? 0 : umt__failf(UMT_E_NOMEM, "index build: out of memory");
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		to[i] = runs[i].count;
+	if (rc == 0)
+		rc = open_cursors(runs, n, from, to, chunk, c, bufs);
+	if (rc == 0)
+		rc = umt__ix_merge_init(&m, c, n);
+	if (rc == 0)
+		rc = umt__ixb_scratch(b, "mem.run", &fd);
+	uint64_t written = 0;
+	size_t k = 0;
+	for (const struct ix_entry *e; rc == 0 && (e = umt__ix_merge_top(&m)) != NULL;) {
+		wbuf[k++] = *e;
+		if (k == chunk) {
+			rc = umt__ix_pwrite_all(fd, wbuf, k * sizeof *wbuf, written * sizeof *wbuf);
+			written += k;
+			k = 0;
+		}
+		if (rc == 0)
+			rc = umt__ix_merge_pop(&m);
+	}
+	if (rc == 0 && k)
+		rc = umt__ix_pwrite_all(fd, wbuf, k * sizeof *wbuf, written * sizeof *wbuf);
+	*out = (struct ix_run){NULL, fd, written + k};
+	umt__ix_merge_free(&m);
+	for (size_t i = 0; bufs && i < n; i++)
+		free(bufs[i]);
+	free(c);
+	free(bufs);
+	free(wbuf);
+	free(from);
+	free(to);
+	return rc;
+}
+
+/* Merges groups of runs until threads x runs chunks of MIN_CHUNK fit the budget. */
+static int reduce_runs(struct ix_build *b)
+{
+	size_t fan_in = (size_t)(b->budget / (b->threads * (uint64_t)MIN_CHUNK * sizeof(struct ix_entry)));
+	if (fan_in < 2)
+		fan_in = 2;
+	while (b->nruns > fan_in) {
+		size_t groups = (b->nruns + fan_in - 1) / fan_in, k = 0;
+		size_t chunk = (size_t)(b->budget / ((fan_in + 1) * sizeof(struct ix_entry)));
+		struct ix_run *next = calloc(groups, sizeof *next);
+		if (next == NULL)
+			return umt__failf(UMT_E_NOMEM, "index build: out of memory");
+		for (size_t g = 0; g < b->nruns; g += fan_in) {
+			size_t n = b->nruns - g < fan_in ? b->nruns - g : fan_in;
+			int rc = merge_group(b, &b->runs[g], n, chunk, &next[k++]);
+			if (rc < 0) {
+				free(next);
+				return rc;
+			}
+			b->disk_runs++;
+			b->temp_bytes += next[k - 1].count * sizeof(struct ix_entry);
+		}
+		free(b->runs); /* the file runs' descriptors belong to the commit */
+		b->runs = next;
+		b->nruns = b->runs_cap = groups;
+	}
+	return 0;
+}
+
+/* ---- partitions ------------------------------------------------------------------------ */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Cuts the page space into partitions of about equal postings, from samples of the runs. */
+static int choose_parts(struct ix_build *b)
+{
+	unsigned want = b->entries >= (1u << 20) ? b->threads * PARTS_PER_THREAD : 1;
+	if (b->nruns == 0)
+		want = 1;
+	uint64_t *pool = malloc((b->nruns * SAMPLES_PER_RUN + 1) * sizeof *pool);
+	b->parts = calloc(want, sizeof *b->parts);
+	if (pool == NULL || b->parts == NULL) {
+		free(pool);
+		return umt__failf(UMT_E_NOMEM, "index build: out of memory");
+	}
+	size_t n = 0;
+	int rc = 0;
+	for (size_t r = 0; rc == 0 && r < b->nruns; r++) {
+		uint64_t count = b->runs[r].count;
+		for (uint64_t s = 0; rc == 0 && s < SAMPLES_PER_RUN && s < count; s++) {
+			struct ix_entry e;
+			rc = umt__ix_run_get(&b->runs[r], count * s / SAMPLES_PER_RUN, &e);
+			pool[n++] = e.list >> 7;
+		}
+	}
+	qsort(pool, n, sizeof *pool, cmp_u64);
+	unsigned p = 0;
+	b->parts[0].first_page = 0;
+	for (unsigned k = 1; rc == 0 && k < want; k++) {
+		uint64_t cut = pool[n * k / want];
+		if (cut > b->parts[p].first_page) {
+			b->parts[p].end_page = cut;
+			b->parts[++p].first_page = cut;
+		}
+	}
+	b->parts[p].end_page = UINT64_MAX;
+	b->nparts = p + 1;
+	free(pool);
+	return rc;
+}
+
+/* ---- one partition ------------------------------------------------------------------- */
+
+static int encode_part(struct ix_build *b, struct ix_part *pt, struct ix_merge *m)
+{
+	struct ix_out post = {0}, skip = {0}, dir = {0};
+	int rc = umt__ixb_scratch(b, "mem.post", &pt->post_fd);
+	if (rc == 0)
+		rc = umt__ixb_scratch(b, "mem.skip", &pt->skip_fd);
+	if (rc == 0)
+		rc = umt__ixb_scratch(b, "mem.dir", &pt->dir_fd);
+	if (rc == 0 && (rc = umt__ix_out_init(&post, pt->post_fd, OUT_BUFFER)) == 0 &&
+	    (rc = umt__ix_out_init(&skip, pt->skip_fd, OUT_BUFFER)) == 0)
+		rc = umt__ix_out_init(&dir, pt->dir_fd, OUT_BUFFER);
+	struct ix_encoder *e = rc == 0 ? malloc(sizeof *e) : NULL;
+	if (rc == 0 && e == NULL)
+		rc = umt__failf(UMT_E_NOMEM, "index build: out of memory");
+	if (rc == 0)
+		umt__ix_encoder_init(e, &post, &skip, &dir);
+	uint64_t since = 0;
+	for (const struct ix_entry *x; rc == 0 && (x = umt__ix_merge_top(m)) != NULL;) {
+		if ((rc = umt__ix_encode(e, x)) == 0)
+			rc = umt__ix_merge_pop(m);
+		if (++since == PROGRESS_EVERY) {
+			atomic_fetch_add_explicit(&b->merged, since, memory_order_relaxed);
+			since = 0;
+			if (atomic_load_explicit(&b->stop, memory_order_relaxed))
+				break;
+		}
+	}
+	atomic_fetch_add_explicit(&b->merged, since, memory_order_relaxed);
+	if (rc == 0 && (rc = umt__ix_encoder_finish(e)) == 0 && (rc = umt__ix_out_flush(&post)) == 0 &&
+	    (rc = umt__ix_out_flush(&skip)) == 0)
+		rc = umt__ix_out_flush(&dir);
+	if (rc == 0) {
+		pt->post_size = post.size;
+		pt->skip_count = skip.size / sizeof(umt_ix_skip_entry);
+		pt->pages = e->pages;
+		pt->postings = e->postings;
+	}
+	free(e);
+	umt__ix_out_free(&post);
+	umt__ix_out_free(&skip);
+	umt__ix_out_free(&dir);
+	return rc;
+}
+
+static int merge_part(struct ix_build *b, struct ix_part *pt)
+{
+	size_t n = b->nruns, alloc = n ? n : 1;
+	struct ix_cursor *c = calloc(alloc, sizeof *c);
+	struct ix_entry **bufs = calloc(alloc, sizeof *bufs);
+	uint64_t *from = calloc(alloc, sizeof *from), *to = calloc(alloc, sizeof *to);
+	struct ix_merge m = {0};
+	int rc = c && bufs && from && to ? 0 : umt__failf(UMT_E_NOMEM, "index build: out of memory");
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		rc = umt__ix_run_seek(&b->runs[i], pt->first_page, &from[i]);
+		if (rc == 0)
+			rc = umt__ix_run_seek(&b->runs[i], pt->end_page, &to[i]);
+	}
+	uint64_t chunk = b->budget / ((uint64_t)b->threads * (n ? n : 1) * sizeof(struct ix_entry));
+	if (rc == 0)
+		rc = open_cursors(b->runs, n, from, to, chunk < MIN_CHUNK ? MIN_CHUNK : (size_t)chunk, c,
+		                  bufs);
+	if (rc == 0)
+		rc = umt__ix_merge_init(&m, c, n);
+	if (rc == 0)
+		rc = encode_part(b, pt, &m);
+	umt__ix_merge_free(&m);
+	for (size_t i = 0; bufs && i < n; i++)
+		free(bufs[i]);
+	free(c);
+	free(bufs);
+	free(from);
+	free(to);
+	return rc;
+}
+
+static void *merge_main(void *arg)
+{
+	struct ix_build *b = arg;
+	while (!atomic_load(&b->stop)) {
+		unsigned p = atomic_fetch_add(&b->next_part, 1);
+		if (p >= b->nparts)
+			break;
+		int rc = merge_part(b, &b->parts[p]);
+		if (rc < 0) {
+			umt__ixb_fail(b, rc);
+			break;
+		}
+	}
+	return NULL;
+}
+
+int umt__ixb_merge(struct ix_build *b)
+{
+	int rc = reduce_runs(b);
+	if (rc == 0)
+		rc = choose_parts(b);
+	if (rc == 0)
+		rc = umt__ixb_parallel(b, merge_main, UMT_INDEX_PHASE_MERGE, &b->merged, b->entries);
+	for (unsigned p = 0; rc == 0 && p < b->nparts; p++)
+		b->temp_bytes += b->parts[p].post_size + b->parts[p].skip_count * sizeof(umt_ix_skip_entry) +
+		                 b->parts[p].pages * sizeof(umt_ix_page_entry);
+	return rc;
+}

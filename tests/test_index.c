@@ -1,0 +1,565 @@
+/*
+ * src/index: building, opening and querying the memory index, checked
+ * against a brute-force scan of the trace through the public access API
+ * (umt_access_iter), with the definitions of index.h section 1 written out
+ * here independently of the index code:
+ *   - indexed: the address is trusted, and the value too unless it is a write;
+ *   - history: every indexed access overlapping the range, ordered by
+ *     (record, phase, address, locator), reversed with --reverse;
+ *   - memory at N: per byte the last observation in (record, phase,
+ *     locator) order before (N, phase 1); a write with an untrusted value
+ *     makes the byte unknown, with that record as its source.
+ *
+ * Traces: a hand-built one with every edge (granule and page straddles,
+ * blocks of several pages, clobbers, peeks of false conditions, the top of
+ * the address space, two threads writing one address) and umtgen traces of
+ * several seeds and both flavours. Indexes built with 1 and 2 threads and a
+ * tiny budget are compared byte for byte; damaged indexes must fail cleanly.
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "check.h"
+#include "umtrace/index.h"
+
+/* ---- brute force ---------------------------------------------------------------------- */
+
+struct bf {
+	umt_access *a; /* every indexed access, in (record, phase, locator) order */
+	size_t n, cap;
+};
+
+static bool bf_indexed(const umt_access *a)
+{
+	return (a->trust & UMT_TRUST_ADDRESS) && a->size > 0 &&
+	       ((a->trust & UMT_TRUST_VALUE) || a->kind == UMT_ACCESS_WRITE);
+}
+
+static void bf_load(umt_trace *t, struct bf *b)
+{
+	memset(b, 0, sizeof *b);
+	umt_exec_iter it;
+	umt_rec r;
+	assert_int_equal(umt_exec_iter_init(&it, t, 0, UINT64_MAX), 0);
+	while (umt_exec_iter_next(&it, &r) > 0) {
+		umt_access_iter ai;
+		umt_access a;
+		if (umt_access_iter_init(&ai, t, &r, UMT_ACCESS_ALL) < 0)
+			continue;
+		while (umt_access_iter_next(&ai, &a) > 0) {
+			if (!bf_indexed(&a))
+				continue;
+			if (b->n == b->cap) {
+				b->cap = b->cap ? 2 * b->cap : 1024;
+				b->a = realloc(b->a, b->cap * sizeof *b->a);
+			}
+			b->a[b->n++] = a;
+		}
+	}
+}
+
+static bool overlaps(const umt_access *a, uint64_t addr, uint64_t len)
+{
+	uint64_t last = a->size - 1 > UINT64_MAX - a->address ? UINT64_MAX : a->address + a->size - 1;
+	return a->address <= addr + (len - 1) && last >= addr;
+}
+
+static int order(const umt_access *x, const umt_access *y)
+{
+	if (x->record_id != y->record_id)
+		return x->record_id < y->record_id ? -1 : 1;
+	if (x->phase != y->phase)
+		return x->phase < y->phase ? -1 : 1;
+	if (x->address != y->address)
+		return x->address < y->address ? -1 : 1;
+	return (x->locator > y->locator) - (x->locator < y->locator);
+}
+static int cmp_fwd(const void *x, const void *y) { return order(x, y); }
+static int cmp_rev(const void *x, const void *y) { return order(y, x); }
+
+/* The brute-force history of @p q into out[] (malloc'd); returns the count. */
+static size_t bf_history(const struct bf *b, const umt_history_query *q, umt_access **out)
+{
+	umt_access *r = malloc((b->n + 1) * sizeof *r);
+	size_t n = 0;
+	for (size_t i = 0; i < b->n; i++) {
+		const umt_access *a = &b->a[i];
+		if (a->record_id < q->from || a->record_id >= q->to || !(q->kinds & a->kind) ||
+		    (q->thread >= 0 && a->thread_id != q->thread) || !overlaps(a, q->address, q->length))
+			continue;
+		r[n++] = *a;
+	}
+	qsort(r, n, sizeof *r, q->reverse ? cmp_rev : cmp_fwd);
+	if (q->limit && n > q->limit)
+		n = q->limit;
+	*out = r;
+	return n;
+}
+
+static void bf_mem(const struct bf *b, uint64_t at, uint64_t addr, uint64_t len, uint8_t *data,
+                   uint8_t *known, uint64_t *src)
+{
+	for (uint64_t i = 0; i < len; i++)
+		data[i] = known[i] = 0, src[i] = UMT_NO_RECORD;
+	for (size_t k = 0; k < b->n; k++) {
+		const umt_access *a = &b->a[k];
+		if (a->record_id > at || (a->record_id == at && a->phase == 1))
+			break; /* in (record, phase) order */
+		if (!overlaps(a, addr, len))
+			continue;
+		uint64_t from = a->address > addr ? a->address - addr : 0;
+		for (uint64_t i = from; i < len; i++) {
+			uint64_t x = addr + i;
+			if (x - a->address >= a->size)
+				break;
+			src[i] = a->record_id;
+			known[i] = (a->trust & UMT_TRUST_VALUE) != 0;
+			data[i] = known[i] ? a->data[x - a->address] : 0;
+		}
+	}
+}
+
+/* ---- comparing the index with the brute force -------------------------------------------- */
+
+static void expect_history(umt_index *ix, const struct bf *b, const umt_history_query *q)
+{
+	umt_access *want;
+	size_t n = bf_history(b, q, &want), got = 0;
+	umt_history *h;
+	assert_int_equal(umt_history_open(ix, q, &h), 0);
+	umt_access a;
+	int rc;
+	while ((rc = umt_history_next(h, &a)) > 0) {
+		if (got >= n || order(&a, &want[got]) != 0 || a.size != want[got].size ||
+		    a.kind != want[got].kind || a.thread_id != want[got].thread_id ||
+		    memcmp(a.data, want[got].data, a.size) != 0)
+			print_error("history 0x%llx:%llu [%llu, %llu) kinds %u thread %lld rev %d lim %llu: "
+			            "#%zu is record %llu locator %u, want %s%llu\n",
+			            (unsigned long long)q->address, (unsigned long long)q->length,
+			            (unsigned long long)q->from, (unsigned long long)q->to, q->kinds,
+			            (long long)q->thread, q->reverse, (unsigned long long)q->limit, got,
+			            (unsigned long long)a.record_id, a.locator, got < n ? "" : "none ",
+			            got < n ? (unsigned long long)want[got].record_id : 0ull);
+		assert_true(got < n);
+		assert_int_equal(order(&a, &want[got]), 0);
+		assert_int_equal(a.kind, want[got].kind);
+		assert_int_equal(a.thread_id, want[got].thread_id);
+		assert_int_equal(a.size, want[got].size);
+		assert_memory_equal(a.data, want[got].data, a.size);
+		got++;
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(got, n);
+	umt_history_close(h);
+	free(want);
+}
+
+static void expect_mem(umt_index *ix, const struct bf *b, uint64_t at, uint64_t addr, uint64_t len)
+{
+	uint8_t *d = malloc(len), *k = malloc(len), *wd = malloc(len), *wk = malloc(len);
+	uint64_t *s = malloc(len * 8), *ws = malloc(len * 8);
+	bf_mem(b, at, addr, len, wd, wk, ws);
+	assert_int_equal(umt_mem_at(ix, at, addr, len, d, k, s), 0);
+	for (uint64_t i = 0; i < len; i++) {
+		if (d[i] != wd[i] || k[i] != wk[i] || s[i] != ws[i])
+			print_error("mem at %llu of 0x%llx: byte %llu is %02x/%u from %lld, want %02x/%u from %lld\n",
+			            (unsigned long long)at, (unsigned long long)addr, (unsigned long long)i,
+			            d[i], k[i], (long long)s[i], wd[i], wk[i], (long long)ws[i]);
+		assert_int_equal(k[i], wk[i]);
+		assert_int_equal(s[i], ws[i]);
+		assert_int_equal(d[i], wd[i]);
+	}
+	free(d), free(k), free(s), free(wd), free(wk), free(ws);
+}
+
+/* Deterministic pseudo-random numbers for the queries. */
+static uint64_t rng = 88172645463325252ull;
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+/* Queries around every access address the brute force knows (sampled when many). */
+static void random_queries(umt_index *ix, umt_trace *t, const struct bf *b, unsigned rounds)
+{
+	uint64_t records = umt_exec_count(t), threads = umt_thread_count(t);
+	for (unsigned r = 0; r < rounds && b->n > 0; r++) {
+		const umt_access *a = &b->a[rnd() % b->n];
+		uint64_t len = 1 + rnd() % (r % 4 == 0 ? 300 : 16);
+		uint64_t addr = a->address - (a->address >= 40 ? rnd() % 40 : 0) + rnd() % 8;
+		if (addr + (len - 1) < addr)
+			addr = UINT64_MAX - (len - 1);
+		umt_history_query q;
+		umt_history_query_init(&q, addr, len);
+		q.reverse = (int)(rnd() & 1);
+		if (rnd() % 3 == 0) {
+			q.from = rnd() % (records + 1);
+			q.to = q.from + rnd() % (records + 1);
+		}
+		if (rnd() % 3 == 0)
+			q.kinds = (unsigned)(1 + rnd() % UMT_ACCESS_ALL);
+		if (rnd() % 4 == 0)
+			q.thread = (int64_t)(rnd() % (threads + 1));
+		if (rnd() % 3 == 0)
+			q.limit = 1 + rnd() % 3;
+		expect_history(ix, b, &q);
+		uint64_t at = r % 5 == 0 ? a->record_id : rnd() % records;
+		if (r % 7 == 0)
+			at = r % 2 ? 0 : records - 1;
+		expect_mem(ix, b, at, addr, len + (r % 6 == 0 ? 4000 : 0) > UINT64_MAX - addr ? len : len + (r % 6 == 0 ? 4000 : 0));
+	}
+}
+
+/* ---- traces ---------------------------------------------------------------------------- */
+
+static char *tmp_path(const char *dir, const char *name)
+{
+	char *p = malloc(strlen(dir) + strlen(name) + 2);
+	sprintf(p, "%s/%s", dir, name);
+	return p;
+}
+
+static void umtgen(const char *out, const char *args)
+{
+	const char *gen = getenv("UMTGEN") ? getenv("UMTGEN") : "../tools/umtgen/umtgen";
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd, "%s --quiet %s %s", gen, args, out);
+	if (system(cmd) != 0)
+		fail_msg("%s failed", cmd);
+}
+
+static umt_index *build_open(umt_trace *t, const char *dir, unsigned threads, uint64_t memory)
+{
+	umt_index_build_options o;
+	umt_index_build_options_init(&o);
+	o.threads = threads;
+	o.memory = memory;
+	umt_index_build_stats s;
+	int rc = umt_index_build(t, dir, &o, &s);
+	if (rc)
+		print_error("build: %s\n", umt_errmsg());
+	assert_int_equal(rc, 0);
+	umt_index *ix;
+	rc = umt_index_open(t, dir, &ix);
+	if (rc)
+		print_error("open: %s\n", umt_errmsg());
+	assert_int_equal(rc, 0);
+	return ix;
+}
+
+
+/* ---- the hand-built trace with every edge ------------------------------------------------ */
+
+enum { RAX = 74, RBX = 77, MEM0 = 0xffff, MEM1 = 0xfffe, NA = 0xff };
+enum { STORE8, LOAD8, BIG, STORE1, N_EROWS };
+#define BIG_SIZE 3000
+
+struct erow { uint8_t first_out, first_after, count; uint16_t lc; struct { uint16_t reg, size, off; uint8_t aw; } s[4]; };
+static const struct erow erows[N_EROWS] = {
+	[STORE8] = {1, 2, 3, 32, {{RAX, 8, 0, 0}, {MEM0, 8, 8, 8}, {MEM0, 8, 16, 8}}},
+	[LOAD8] = {1, 1, 2, 24, {{MEM0, 8, 0, 8}, {RBX, 8, 16, 0}}},
+	[BIG] = {1, 2, 3, 3 * (8 + BIG_SIZE),
+	         {{MEM0, BIG_SIZE, 0, 8}, {MEM1, BIG_SIZE, 8 + BIG_SIZE, 8},
+	          {MEM1, BIG_SIZE, 2 * (8 + BIG_SIZE), 8}}},
+	[STORE1] = {0, 1, 2, 18, {{MEM0, 1, 0, 8}, {MEM0, 1, 9, 8}}},
+};
+
+static int64_t erow_add(umt_writer *w, const struct erow *d)
+{
+	umt_decoded_ins dec;
+	umt_lc_slot sl[4];
+	memset(&dec, 0, sizeof dec);
+	memset(sl, 0, sizeof sl);
+	dec.LCSize = d->lc;
+	dec.FirstOutSlot = d->first_out;
+	dec.FirstAfterSlot = d->first_after;
+	dec.LCCount = d->count;
+	dec.Mem0SegSlot = dec.Mem0BaseSlot = dec.Mem0IndexSlot = dec.Mem1BaseSlot = NA;
+	for (unsigned i = 0; i < d->count; i++) {
+		sl[i].RegName = (int16_t)d->s[i].reg;
+		sl[i].CommonRegName = (int16_t)d->s[i].reg;
+		sl[i].ValueSize = (int16_t)d->s[i].size;
+		sl[i].Offset = d->s[i].off;
+		sl[i].AddrWidth = d->s[i].aw;
+	}
+	int64_t dfp, tfp, id;
+	assert_int_equal(umt_writer_add_decoded(w, &dec, sl, &dfp), 0);
+	assert_int_equal(umt_writer_add_disasm(w, "edge", &tfp), 0);
+	umt_ins_rec r;
+	memset(&r, 0, sizeof r);
+	r.CSis64Bits = 1;
+	r.ModuleID = -1;
+	r.DecodedFP = dfp;
+	r.DisasmFP = tfp;
+	assert_int_equal(umt_writer_add_ins(w, &r, &id), 0);
+	return id;
+}
+
+/* An instruction record of row @p row: its memory slots at a[0], a[1]... in slot order. */
+static void erec(umt_writer *w, const int64_t *ids, int row, int32_t thread, uint8_t flags,
+                 const uint64_t *a, uint8_t seed)
+{
+	static uint8_t lc[3 * (8 + BIG_SIZE)];
+	const struct erow *d = &erows[row];
+	unsigned k = 0;
+	for (unsigned i = 0; i < d->lc; i++)
+		lc[i] = (uint8_t)(seed * 31 + i * 7);
+	for (unsigned i = 0; i < d->count; i++)
+		if (d->s[i].aw)
+			memcpy(lc + d->s[i].off, &a[k++], 8);
+	umt_exec_desc e;
+	memset(&e, 0, sizeof e);
+	e.type = UMT_REC_INSTRUCTION;
+	e.flags = flags;
+	e.thread_id = thread;
+	e.ins_id = ids[row];
+	e.lc = lc;
+	e.lc_size = d->lc;
+	assert_int_equal(umt_writer_add_exec(w, &e, NULL), 0);
+}
+
+static void ectx(umt_writer *w, uint8_t type, int32_t thread, const umt_mem_ref *m, uint32_t n)
+{
+	umt_context_desc c = {NULL, 0, m, n};
+	umt_exec_desc e;
+	memset(&e, 0, sizeof e);
+	e.type = type;
+	e.flags = 1;
+	e.thread_id = thread;
+	e.syscall_id = -1;
+	e.context = &c;
+	assert_int_equal(umt_writer_add_exec(w, &e, NULL), 0);
+}
+
+static uint8_t big_block[10000], small_blocks[3][64];
+#define TOP 0xfffffffffffffff8ull
+
+static void write_edge(const char *dir, int flavour)
+{
+	umt_writer_options o;
+	umt_writer_options_init(&o, flavour);
+	umt_writer *w;
+	assert_int_equal(umt_writer_open(dir, &o, &w), 0);
+	int32_t tid;
+	assert_int_equal(umt_writer_add_thread(w, 1, 0x7000, &tid), 0);
+	assert_int_equal(umt_writer_add_thread(w, 2, 0x30000, &tid), 0);
+	int64_t ids[N_EROWS];
+	for (int r = 0; r < N_EROWS; r++)
+		ids[r] = erow_add(w, &erows[r]);
+	for (size_t i = 0; i < sizeof big_block; i++)
+		big_block[i] = (uint8_t)(i * 13 + 1);
+	for (int b = 0; b < 3; b++)
+		for (int i = 0; i < 64; i++)
+			small_blocks[b][i] = (uint8_t)(0x40 * b + i);
+	umt_mem_ref m0[2] = {{0x10000, sizeof big_block, big_block}, {0x7000, 8, small_blocks[0]}};
+	umt_mem_ref m1[1] = {{0x30000, 64, small_blocks[1]}};
+	umt_mem_ref m12[2] = {{0x10000, 16, small_blocks[2]}, {0x10004, 4, small_blocks[0]}};
+	ectx(w, UMT_REC_THREAD_BEGIN, 0, m0, 2);                                  /* 0 */
+	ectx(w, UMT_REC_THREAD_BEGIN, 1, m1, 1);                                  /* 1 */
+	erec(w, ids, STORE8, 0, 1, (uint64_t[]){0x10008, 0x10008}, 2);           /* 2 */
+	erec(w, ids, STORE8, 1, 1, (uint64_t[]){0x1003c, 0x1003c}, 3);           /* 3: straddle */
+	erec(w, ids, LOAD8, 0, 1, (uint64_t[]){0x10ffc}, 4);                     /* 4: page straddle */
+	erec(w, ids, BIG, 1, 1, (uint64_t[]){0x10100, 0x20ff0, 0x20ff0}, 5);     /* 5: page lists */
+	erec(w, ids, STORE8, 0, 0x21, (uint64_t[]){0x10008, 0x10008}, 6);        /* 6: clobber */
+	erec(w, ids, STORE8, 1, 0x11, (uint64_t[]){0x10010, 0x10010}, 7);        /* 7: not indexed */
+	erec(w, ids, STORE8, 0, 0x05, (uint64_t[]){0x10008, 0x10008}, 8);        /* 8: false condition */
+	erec(w, ids, STORE8, 1, 1, (uint64_t[]){TOP, TOP}, 9);                   /* 9: the top */
+	erec(w, ids, LOAD8, 0, 1, (uint64_t[]){TOP + 4}, 10);                    /* 10: cut at the top */
+	erec(w, ids, STORE1, 1, 1, (uint64_t[]){0x10009, 0x10009}, 11);          /* 11 */
+	ectx(w, UMT_REC_SYSCALL_EXIT, 0, m12, 2);                                 /* 12: overlapping */
+	erec(w, ids, LOAD8, 1, 1, (uint64_t[]){0}, 13);                          /* 13: address 0 */
+	erec(w, ids, STORE8, 0, 1, (uint64_t[]){0x10008, 0x10008}, 14);          /* 14 */
+	erec(w, ids, BIG, 0, 1, (uint64_t[]){0x20ff0, 0x10100, 0x10100}, 15);    /* 15 */
+	/* 16: in one record, a small block after a large one wins, and the reverse */
+	umt_mem_ref m16[4] = {{0x40000, 5000, big_block}, {0x40010, 8, small_blocks[1]},
+	                      {0x50010, 8, small_blocks[2]}, {0x50000, 5000, big_block + 7}};
+	ectx(w, UMT_REC_SYSCALL_EXIT, 1, m16, 4);
+	umt_exec_desc e;
+	memset(&e, 0, sizeof e);
+	e.type = UMT_REC_THREAD_END;
+	e.flags = 1;
+	e.thread_id = 1;
+	assert_int_equal(umt_writer_add_exec(w, &e, NULL), 0);                   /* 17 */
+	e.type = UMT_REC_APP_END;
+	e.thread_id = 0;
+	assert_int_equal(umt_writer_add_exec(w, &e, NULL), 0);                   /* 18 */
+	assert_int_equal(umt_writer_finish(w), 0);
+}
+
+/* Every query around every edge, at every record. */
+static void check_edge(int flavour)
+{
+	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t"), *idx = tmp_path(dir, "i");
+	write_edge(trace, flavour);
+	umt_trace *t = fx_must_open_dir(trace);
+	struct bf b;
+	bf_load(t, &b);
+	umt_index *ix = build_open(t, idx, 1, 0);
+	static const uint64_t addrs[] = {0, 1, 0x7000, 0x10000, 0x10004, 0x10008, 0x10009, 0x1000f,
+	                                 0x10010, 0x1003c, 0x1003f, 0x10040, 0x10100, 0x10ffc,
+	                                 0x10fff, 0x11000, 0x12000, 0x12710, 0x20ff0, 0x21000,
+	                                 0x21ba7, 0x30000, 0x40010, 0x41380, 0x50000, 0x50014,
+	                                 TOP - 8, TOP, TOP + 4, UINT64_MAX};
+	static const uint64_t lens[] = {1, 2, 8, 64, 100, 4096, 10001};
+	uint64_t records = umt_exec_count(t);
+	for (size_t i = 0; i < sizeof addrs / sizeof addrs[0]; i++) {
+		for (size_t j = 0; j < sizeof lens / sizeof lens[0]; j++) {
+			uint64_t a = addrs[i], l = lens[j];
+			if (a + (l - 1) < a)
+				continue;
+			for (int rev = 0; rev < 2; rev++) {
+				umt_history_query q;
+				umt_history_query_init(&q, a, l);
+				q.reverse = rev;
+				q.kinds = UMT_ACCESS_ALL;
+				expect_history(ix, &b, &q);
+				q.kinds = UMT_ACCESS_WRITE;
+				q.to = 9;
+				q.limit = 1;
+				expect_history(ix, &b, &q);
+				q.kinds = UMT_ACCESS_READ | UMT_ACCESS_CONTEXT;
+				q.thread = rev;
+				q.from = 2;
+				q.to = UINT64_MAX;
+				q.limit = 0;
+				expect_history(ix, &b, &q);
+			}
+			for (uint64_t at = 0; at < records; at++)
+				expect_mem(ix, &b, at, a, l);
+		}
+	}
+	int rc = umt_index_verify(ix);
+	if (rc)
+		print_error("verify: %s\n", umt_errmsg());
+	assert_int_equal(rc, 0);
+	umt_index_close(ix);
+	umt_trace_close(t);
+	free(b.a);
+	fx_rmtree(dir);
+	free(dir), free(trace), free(idx);
+}
+
+static void test_edges(void **state)
+{
+	(void)state;
+	check_edge(UMT_FLAVOUR_2015);
+	check_edge(UMT_FLAVOUR_2014);
+}
+
+/* A few answers written out, so that the brute force itself is checked. */
+static void test_edge_answers(void **state)
+{
+	(void)state;
+	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t"), *idx = tmp_path(dir, "i");
+	write_edge(trace, UMT_FLAVOUR_2015);
+	umt_trace *t = fx_must_open_dir(trace);
+	umt_index *ix = build_open(t, idx, 1, 0);
+	uint8_t d[16], k[16];
+	uint64_t s[16];
+	/* at record 5: 0x10008 was written by record 2 (thread 0) */
+	assert_int_equal(umt_mem_at(ix, 5, 0x10008, 1, d, k, s), 0);
+	assert_int_equal(k[0], 1);
+	assert_int_equal(s[0], 2);
+	/* at record 6: its own before value (the old content of its write-only operand) */
+	assert_int_equal(umt_mem_at(ix, 6, 0x10008, 1, d, k, s), 0);
+	assert_int_equal(k[0], 1);
+	assert_int_equal(s[0], 6);
+	/* record 6's write has an untrusted value: unknown from record 7 on, source 6 */
+	assert_int_equal(umt_mem_at(ix, 7, 0x10008, 8, d, k, s), 0);
+	assert_int_equal(k[0], 0);
+	assert_int_equal(s[0], 6);
+	/* record 8 (false condition) peeks it again: known at 9, source 8 */
+	assert_int_equal(umt_mem_at(ix, 9, 0x10008, 1, d, k, s), 0);
+	assert_int_equal(k[0], 1);
+	assert_int_equal(s[0], 8);
+	/* at record 12, its own context blocks count: 0x10004 from block 1 (written last) */
+	assert_int_equal(umt_mem_at(ix, 12, 0x10004, 1, d, k, s), 0);
+	assert_int_equal(s[0], 12);
+	assert_int_equal(d[0], small_blocks[0][0]);
+	/* at 17: the block written last in record 16 wins where two cover a byte */
+	assert_int_equal(umt_mem_at(ix, 17, 0x40010, 1, d, k, s), 0);
+	assert_int_equal(d[0], small_blocks[1][0]);
+	assert_int_equal(umt_mem_at(ix, 17, 0x50010, 1, d, k, s), 0);
+	assert_int_equal(d[0], big_block[7 + 0x10]);
+	/* a byte no record saw */
+	assert_int_equal(umt_mem_at(ix, 17, 0x60000, 1, d, k, s), 0);
+	assert_int_equal(k[0], 0);
+	assert_int_equal(s[0], UMT_NO_RECORD);
+	/* the last write to 0x10008 before record 15, newest first: record 14 */
+	umt_history_query q;
+	umt_history_query_init(&q, 0x10008, 1);
+	q.kinds = UMT_ACCESS_WRITE;
+	q.to = 15;
+	q.reverse = 1;
+	q.limit = 1;
+	umt_history *h;
+	umt_access a;
+	assert_int_equal(umt_history_open(ix, &q, &h), 0);
+	assert_int_equal(umt_history_next(h, &a), 1);
+	assert_int_equal(a.record_id, 14);
+	assert_int_equal(umt_history_next(h, &a), 0);
+	umt_history_close(h);
+	umt_index_close(ix);
+	umt_trace_close(t);
+	fx_rmtree(dir);
+	free(dir), free(trace), free(idx);
+}
+
+/* Index of umtgen traces: queries, verify. */
+static void check_generated(const char *args, unsigned rounds)
+{
+	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t"), *idx = tmp_path(dir, "i");
+	umtgen(trace, args);
+	umt_trace *t = fx_must_open_dir(trace);
+	struct bf b;
+	bf_load(t, &b);
+	umt_index *ix = build_open(t, idx, 2, 0);
+	umt_index_info info;
+	assert_int_equal(umt_index_get_info(ix, &info), 0);
+	assert_int_equal(info.accesses, b.n);
+	random_queries(ix, t, &b, rounds);
+	int rc = umt_index_verify(ix);
+	if (rc)
+		print_error("verify: %s\n", umt_errmsg());
+	assert_int_equal(rc, 0);
+	umt_index_close(ix);
+	umt_trace_close(t);
+	free(b.a);
+	fx_rmtree(dir);
+	free(dir), free(trace), free(idx);
+}
+
+static void test_generated_2015(void **state)
+{
+	(void)state;
+	check_generated("--records 30000 --threads 3 --seed 11", 1500);
+	check_generated("--records 5000 --threads 1 --seed 12", 500);
+}
+
+static void test_generated_2014(void **state)
+{
+	(void)state;
+	check_generated("--records 20000 --threads 4 --seed 13 --flavour 2014", 1000);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_edge_answers),
+		cmocka_unit_test(test_edges),
+		cmocka_unit_test(test_generated_2015),
+		cmocka_unit_test(test_generated_2014),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
