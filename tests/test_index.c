@@ -516,6 +516,239 @@ static void test_edge_answers(void **state)
 	free(dir), free(trace), free(idx);
 }
 
+
+/* ---- the same bytes whatever the threads and the budget ----------------------------------- */
+
+static unsigned char *slurp(const char *dir, const char *name, size_t *n)
+{
+	char *p = tmp_path(dir, name);
+	FILE *f = fopen(p, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	*n = (size_t)ftell(f);
+	fseek(f, 0, SEEK_SET);
+	unsigned char *b = malloc(*n + 1);
+	assert_int_equal(fread(b, 1, *n, f), *n);
+	fclose(f);
+	free(p);
+	return b;
+}
+
+static void expect_same_files(const char *a, const char *b)
+{
+	static const char *const names[] = {"index.umti", "mem.dir", "mem.post", "mem.skip"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		size_t na, nb;
+		unsigned char *x = slurp(a, names[i], &na), *y = slurp(b, names[i], &nb);
+		if (na != nb || memcmp(x, y, na) != 0)
+			print_error("%s differs between %s and %s\n", names[i], a, b);
+		assert_int_equal(na, nb);
+		assert_memory_equal(x, y, na);
+		free(x), free(y);
+	}
+}
+
+static void test_same_bytes(void **state)
+{
+	(void)state;
+	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t");
+	umtgen(trace, "--records 200000 --threads 5 --seed 21");
+	umt_trace *t = fx_must_open_dir(trace);
+	static const struct { unsigned threads; uint64_t memory; const char *name; } builds[] = {
+		{1, 0, "i1"}, {2, 0, "i2"}, {2, 1u << 20, "i2tiny"}, {3, 1u << 20, "i3tiny"},
+		{1, 1u << 20, "i1tiny"},
+	};
+	char *first = NULL;
+	for (size_t i = 0; i < sizeof builds / sizeof builds[0]; i++) {
+		char *idx = tmp_path(dir, builds[i].name);
+		umt_index_build_options o;
+		umt_index_build_options_init(&o);
+		o.threads = builds[i].threads;
+		if (builds[i].memory)
+			o.memory = builds[i].memory;
+		umt_index_build_stats s;
+		assert_int_equal(umt_index_build(t, idx, &o, &s), 0);
+		assert_int_equal(s.threads, builds[i].threads);
+		if (builds[i].memory) /* a tiny budget spills runs; with 2 or 3 threads more
+		                         * than one merge pass takes (fan-in 8, then 5) */
+			assert_true(s.runs >= 8 * builds[i].threads);
+		else
+			assert_int_equal(s.runs, 0);
+		if (first)
+			expect_same_files(first, idx);
+		if (first == NULL)
+			first = idx;
+		else
+			free(idx);
+	}
+	free(first);
+	umt_trace_close(t);
+	fx_rmtree(dir);
+	free(dir), free(trace);
+}
+
+
+/* ---- damaged, stale and incomplete indexes ------------------------------------------------ */
+
+static void put_file(const char *dir, const char *name, const unsigned char *b, size_t n)
+{
+	char *p = tmp_path(dir, name);
+	FILE *f = fopen(p, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(b, 1, n, f), n);
+	fclose(f);
+	free(p);
+}
+
+/* Queries of the damage tests: addresses, and the record of the memory queries. */
+struct probes {
+	uint64_t addrs[24];
+	size_t n;
+	uint64_t at;
+};
+
+/* The answers of the probes match the brute force; false at the first that does not. */
+static bool answers_hold(umt_index *ix, const struct bf *b, const struct probes *pr)
+{
+	const uint64_t *addrs = pr->addrs;
+	for (size_t i = 0; i < pr->n; i++) {
+		umt_history_query q;
+		umt_history_query_init(&q, addrs[i], 8);
+		q.kinds = UMT_ACCESS_ALL;
+		umt_access *want;
+		size_t n = bf_history(b, &q, &want), got = 0;
+		umt_history *h = NULL;
+		umt_access a;
+		int rc = umt_history_open(ix, &q, &h);
+		while (rc == 0 && (rc = umt_history_next(h, &a)) > 0 && got < n &&
+		       order(&a, &want[got]) == 0 && memcmp(a.data, want[got].data, a.size) == 0)
+			got++, rc = 0;
+		umt_history_close(h);
+		free(want);
+		if (rc != 0 || got != n)
+			return false;
+		uint8_t d[8], k[8], wd[8], wk[8];
+		uint64_t s[8], ws[8];
+		bf_mem(b, pr->at, addrs[i], 8, wd, wk, ws);
+		if (umt_mem_at(ix, pr->at, addrs[i], 8, d, k, s) != 0 || memcmp(d, wd, 8) ||
+		    memcmp(k, wk, 8) || memcmp(s, ws, 8))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Bytes of each file flipped in turn (every @p stride-th): verify says so, or
+ * nothing changed; truncated files are refused.
+ */
+static void damage(umt_trace *t, const char *idx, const struct bf *b, const struct probes *pr,
+                   size_t stride)
+{
+	umt_index *ix;
+	static const char *const names[] = {"index.umti", "mem.dir", "mem.post", "mem.skip"};
+	unsigned detected = 0, harmless = 0;
+	for (size_t f = 0; f < sizeof names / sizeof names[0]; f++) {
+		size_t n;
+		unsigned char *orig = slurp(idx, names[f], &n), *copy = malloc(n + 1);
+		for (size_t i = 0; i < n; i += i < 64 ? 1 : stride) {
+			memcpy(copy, orig, n);
+			copy[i] ^= (unsigned char)(1u << (i % 8));
+			put_file(idx, names[f], copy, n);
+			if (umt_index_open(t, idx, &ix) < 0) {
+				assert_true(*umt_errmsg() != '\0');
+				detected++;
+				continue;
+			}
+			bool ok = answers_hold(ix, b, pr);
+			int rc = umt_index_verify(ix);
+			if (rc == 0 && !ok)
+				print_error("%s byte %zu: verify passes, answers differ\n", names[f], i);
+			assert_true(rc < 0 || ok);
+			rc < 0 ? detected++ : harmless++;
+			umt_index_close(ix);
+		}
+		/* truncated and extended: the header's file table says otherwise */
+		size_t cuts[] = {0, 1, 63, 64, n / 2, n - 1};
+		for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
+			put_file(idx, names[f], orig, cuts[c] < n ? cuts[c] : 0);
+			int rc = umt_index_open(t, idx, &ix);
+			assert_true(rc == UMT_E_INCOMPLETE || rc == UMT_E_TRUNCATED || rc == UMT_E_CORRUPT);
+		}
+		put_file(idx, names[f], orig, n);
+		free(orig);
+		free(copy);
+	}
+	assert_true(detected > harmless);
+	umt_index *again = build_open(t, idx, 1, 0); /* intact again */
+	umt_index_close(again);
+}
+
+static void test_damaged(void **state)
+{
+	(void)state;
+	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t"), *idx = tmp_path(dir, "i");
+	write_edge(trace, UMT_FLAVOUR_2015);
+	umt_trace *t = fx_must_open_dir(trace);
+	struct bf b;
+	bf_load(t, &b);
+	umt_index_close(build_open(t, idx, 1, 0));
+	struct probes pr = {{0x10000, 0x10008, 0x1003c, 0x10100, 0x10ffc, 0x20ff0, 0x30000,
+	                     0x40010, 0x50000, TOP}, 10, 17};
+	damage(t, idx, &b, &pr, 1);
+	umt_trace_close(t);
+	free(b.a);
+	/* a generated trace: long lists, skip entries */
+	umtgen(trace, "--records 6000 --threads 2 --seed 31");
+	t = fx_must_open_dir(trace);
+	bf_load(t, &b);
+	umt_index_close(build_open(t, idx, 1, 0));
+	pr.n = 0;
+	for (size_t i = 0; i < b.n && pr.n < 24; i += b.n / 24 + 1)
+		pr.addrs[pr.n++] = b.a[i].address;
+	pr.at = umt_exec_count(t) - 1;
+	damage(t, idx, &b, &pr, 211);
+	umt_trace_close(t);
+	free(b.a);
+	fx_rmtree(dir);
+	free(dir), free(trace), free(idx);
+}
+
+static void test_stale_and_missing(void **state)
+{
+	(void)state;
+	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t"), *idx = tmp_path(dir, "i");
+	write_edge(trace, UMT_FLAVOUR_2015);
+	umt_trace *t = fx_must_open_dir(trace);
+	umt_index *ix = build_open(t, idx, 2, 0);
+	umt_index_close(ix);
+	umt_trace_close(t);
+	/* the same trace written again: other mtimes */
+	write_edge(trace, UMT_FLAVOUR_2014);
+	t = fx_must_open_dir(trace);
+	fx_expect_error(umt_index_open(t, idx, &ix), UMT_E_STALE, "stale index", NULL);
+	/* an index directory without its header, with and without the other files */
+	ix = build_open(t, idx, 2, 0);
+	umt_index_close(ix);
+	char *hdr = tmp_path(idx, "index.umti"), *post = tmp_path(idx, "mem.post");
+	assert_int_equal(unlink(post), 0);
+	fx_expect_error(umt_index_open(t, idx, &ix), UMT_E_INCOMPLETE, "mem.post", "incomplete");
+	assert_int_equal(unlink(hdr), 0);
+	fx_expect_error(umt_index_open(t, idx, &ix), UMT_E_INCOMPLETE, idx, "incomplete");
+	fx_rmtree(idx);
+	assert_int_equal(mkdir(idx, 0777), 0);
+	fx_expect_error(umt_index_open(t, idx, &ix), UMT_E_MISSING, idx, "no index");
+	fx_rmtree(idx);
+	fx_expect_error(umt_index_open(t, idx, &ix), UMT_E_MISSING, idx, NULL);
+	/* a build over a directory that holds a complete index replaces it */
+	ix = build_open(t, idx, 2, 0);
+	umt_index_close(ix);
+	ix = build_open(t, idx, 1, 0);
+	umt_index_close(ix);
+	umt_trace_close(t);
+	fx_rmtree(dir);
+	free(dir), free(trace), free(idx), free(hdr), free(post);
+}
+
 /* Index of umtgen traces: queries, verify. */
 static void check_generated(const char *args, unsigned rounds)
 {
@@ -560,6 +793,9 @@ int main(void)
 		cmocka_unit_test(test_edges),
 		cmocka_unit_test(test_generated_2015),
 		cmocka_unit_test(test_generated_2014),
+		cmocka_unit_test(test_same_bytes),
+		cmocka_unit_test(test_damaged),
+		cmocka_unit_test(test_stale_and_missing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -109,6 +109,8 @@ static int add_page(struct umt_history *h, uint64_t i)
 		return rc;
 	uint64_t base = pg.page << UMT_IX_PAGE_SHIFT, a = h->q.address;
 	uint64_t last = a + h->q.length - 1;
+	if (pg.page < a >> UMT_IX_PAGE_SHIFT || pg.page > last >> UMT_IX_PAGE_SHIFT)
+		return 0; /* a damaged directory out of order: the page is not in the range */
 	unsigned g0 = a > base ? (unsigned)((a - base) >> UMT_IX_GRANULE_SHIFT) : 0;
 	unsigned g1 = last - base < UMT_IX_PAGE ? (unsigned)((last - base) >> UMT_IX_GRANULE_SHIFT)
 	                                        : UMT_IX_GRANULES_PER_PAGE - 1;

@@ -26,10 +26,11 @@ int umt__ix_page_at(const umt_index *ix, uint64_t i, struct ix_page *out)
 	memcpy(&e, &ix->pages[i], sizeof e);
 	uint64_t start = i ? ix->pages[i - 1].PostEnd : 64, end = e.PostEnd;
 	uint64_t size = ix->files[IX_F_POST].size, min = 16 + sizeof(umt_ix_footer_tail);
-	if (start < 64 || end > size || start > end || end - start < min || e.SkipStart > ix->skip_count)
+	if (start < 64 || end > size || start > end || end - start < min || e.SkipStart > ix->skip_count ||
+	    e.Page > (UINT64_MAX >> UMT_IX_PAGE_SHIFT))
 		return umt__ix_corrupt(UMT_E_BOUNDS, IX_F_DIR, dir_offset(ix, i),
-		                       "page 0x%llx: data [0x%llx, 0x%llx) or SkipStart %llu is "
-		                       "outside mem.post (%llu bytes) or mem.skip",
+		                       "page 0x%llx: not a page, or data [0x%llx, 0x%llx) or SkipStart "
+		                       "%llu outside mem.post (%llu bytes) or mem.skip",
 		                       (unsigned long long)e.Page, (unsigned long long)start,
 		                       (unsigned long long)end, (unsigned long long)e.SkipStart,
 		                       (unsigned long long)size);

@@ -113,6 +113,8 @@ static int page(struct memat *m, uint64_t i, uint64_t key, struct ix_cursor_l *c
 	if (rc < 0)
 		return rc;
 	uint64_t base = pg.page << UMT_IX_PAGE_SHIFT, last = m->address + m->length - 1;
+	if (pg.page < m->address >> UMT_IX_PAGE_SHIFT || pg.page > last >> UMT_IX_PAGE_SHIFT)
+		return 0; /* a damaged directory out of order: the page is not in the range */
 	unsigned g0 = m->address > base ? (unsigned)((m->address - base) >> UMT_IX_GRANULE_SHIFT) : 0;
 	unsigned g1 = last - base < UMT_IX_PAGE ? (unsigned)((last - base) >> UMT_IX_GRANULE_SHIFT)
 	                                        : UMT_IX_GRANULES_PER_PAGE - 1;

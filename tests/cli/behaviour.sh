@@ -97,7 +97,7 @@ grep -q "^umtdump: note: .*XED 20150121, newer than the name tables' XED 2014010
 [ -f "$man" ] || fail "no man page $man"
 opts_help=$(
 	"$umtdump" --help
-	for c in info exec ins syscalls modules threads context-map address-space xml verify stats; do
+	for c in $("$umtdump" --help | awk '/^commands:/ { f = 1; next } /^$/ { f = 0 } f { print $1 }'); do
 		"$umtdump" "$c" --help
 		grep -q "^\.SS $c\$" "$man" || echo "MISSING-COMMAND-$c"
 	done

@@ -19,12 +19,15 @@ failed=0
 "$umtgen" --quiet --records 2000 --threads 3 --instructions 80 --seed 4 --flavour 2014 \
 	"$tmp/gen2014" || exit 1
 
-# check TRACE COMMAND [OPTIONS...]: runs umtdump --json and checks its output
+# check TRACE COMMAND [OPTIONS...]: runs umtdump --json and checks its output;
+# $operands (empty by default) follow the trace directory
+operands=""
 check() {
 	trace=$1
 	cmd=$2
 	shift 2
-	"$umtdump" --json "$@" "$cmd" "$trace" >"$tmp/out" 2>"$tmp/err"
+	# shellcheck disable=SC2086
+	"$umtdump" --json "$@" "$cmd" "$trace" $operands >"$tmp/out" 2>"$tmp/err"
 	status=$?
 	if [ $status -gt 1 ]; then
 		echo "FAIL $cmd $* $trace: status $status"; cat "$tmp/err"; failed=1; return
@@ -46,6 +49,25 @@ for trace in "$src/examples/sample-trace" "$tmp/old" "$tmp/gen" "$tmp/gen2014"; 
 		check "$trace" exec --operands $names
 		check "$trace" exec --accesses --keep-going $names
 		check "$trace" exec --context --keep-going $names
+	done
+	# the index and the queries it answers, at addresses the trace accesses
+	idx=$tmp/idx-$(basename "$trace")
+	check "$trace" index --out "$idx"
+	for addr in $("$umtdump" --json exec --accesses --count 400 "$trace" | python3 -c '
+import json, sys
+seen = []
+for line in sys.stdin:
+    for a in json.loads(line).get("accesses") or []:
+        if a["address"] not in seen:
+            seen.append(a["address"])
+print(" ".join(seen[:6]))'); do
+		operands="$addr:16"
+		check "$trace" history --index "$idx"
+		operands="$addr"
+		check "$trace" history --index "$idx" --reverse --kind write
+		operands="$addr 64"
+		check "$trace" mem --index "$idx" --at 1
+		operands=""
 	done
 done
 

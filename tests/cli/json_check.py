@@ -37,6 +37,11 @@ def integer(v, where):
         raise Bad(f"{where}: {v!r} is not an integer")
 
 
+def number(v, where):
+    if not isinstance(v, (int, float)) or isinstance(v, bool):
+        raise Bad(f"{where}: {v!r} is not a number")
+
+
 def string(v, where):
     if not isinstance(v, str):
         raise Bad(f"{where}: {v!r} is not a string")
@@ -237,10 +242,29 @@ SUMMARY = obj({"kind": one_of("summary"), "trace": string, "consistent": boolean
                "errors": integer, "warnings": integer, "records": integer,
                "stopped": boolean})
 
+HISTORY = obj({"id": integer, "thread_id": integer,
+               "kind": one_of("read", "write", "context", "peek"), "address": hexnum,
+               "size": integer, "value": hexbytes}, {"trusted": boolean})
+
+
+def mem_data(v, where):
+    if not isinstance(v, str) or len(v) % 2 or any(
+            c not in "0123456789abcdef?" for c in v) or any(
+            ("?" in v[i:i + 2]) and v[i:i + 2] != "??" for i in range(0, len(v), 2)):
+        raise Bad(f"{where}: {v!r} is not hex bytes with ?? for unknown ones")
+
+
+MEMORY = obj({"at": integer, "address": hexnum, "length": integer, "data": mem_data,
+              "sources": list_of(nullable(integer))})
+INDEX = obj({"index": string, "records": integer, "accesses": integer, "postings": integer,
+             "pages": integer, "bytes": integer, "exec_bytes": integer, "runs": integer,
+             "temp_bytes": integer, "threads": integer, "seconds": number})
+
 SCHEMAS = {"exec": EXEC, "ins": INS, "syscalls": SYSCALL, "modules": MODULE,
            "threads": THREAD, "context-map": CONTEXT_MAP, "address-space": RANGE,
-           "xml": XML, "info": INFO, "stats": STATS}
-SINGLE = {"info", "xml", "stats"}
+           "xml": XML, "info": INFO, "stats": STATS, "history": HISTORY, "mem": MEMORY,
+           "index": INDEX}
+SINGLE = {"info", "xml", "stats", "mem", "index"}
 
 
 # ---- cross-field rules ----------------------------------------------------------
@@ -328,8 +352,22 @@ def rules_stats(o, flags, where):
         raise Bad(f"{where}: mnemonics do not add up to the decoded instructions")
 
 
+def rules_history(o, flags, where):
+    if len(o["value"]) != 2 * o["size"]:
+        raise Bad(f"{where}: value of {len(o['value']) // 2} bytes, size {o['size']}")
+
+
+def rules_mem(o, flags, where):
+    if len(o["data"]) != 2 * o["length"] or len(o["sources"]) != o["length"]:
+        raise Bad(f"{where}: data or sources do not have length entries")
+    for i, src in enumerate(o["sources"]):
+        if src is None and o["data"][2 * i:2 * i + 2] != "??":
+            raise Bad(f"{where}: byte {i} known without a source")
+
+
 RULES = {"exec": rules_exec, "ins": rules_ins, "syscalls": rules_syscalls,
-         "modules": rules_modules, "stats": rules_stats}
+         "modules": rules_modules, "stats": rules_stats, "history": rules_history,
+         "mem": rules_mem}
 
 
 def no_duplicates(pairs):

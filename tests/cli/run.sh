@@ -9,6 +9,7 @@
 #   fixtures/bad-*          copies of the sample with one corruption (mkbad.py)
 #   fixtures/no-xml         the sample without trace.xml (mkbad.py)
 #   xed-sample              synthetic name headers (tests/cli/xed-sample)
+#   sample-index            the sample's index (umtdump index --out)
 # so that the paths in the output do not depend on where the test runs.
 #
 # A case line is "NAME [VAR=VALUE...] ARGS..." (word-split by the shell;
@@ -32,6 +33,9 @@ ln -s "$here/xed-sample" "$work/xed-sample"
 python3 "$here/mkbad.py" "$src/examples/sample-trace" "$work/fixtures" ||
 	{ echo "FAIL: mkbad.py"; exit 1; }
 cd "$work" || exit 1
+# the sample's index, for history and mem (never into the source tree)
+"$umtdump" --quiet index --out sample-index examples/sample-trace >/dev/null ||
+	{ echo "FAIL: umtdump index of the sample"; exit 1; }
 failed=0
 count=0
 while read -r name args; do

@@ -22,7 +22,8 @@ static void on_progress(int phase, uint64_t done, uint64_t total, void *ctx)
 		progress_start(&p->bar, p->o, labels[phase < 3 ? phase : 2], total, true);
 		p->phase = phase;
 	}
-	progress_draw(&p->bar, done);
+	if (p->bar.on)
+		progress_draw(&p->bar, done);
 }
 
 static double seconds(void)
@@ -68,8 +69,9 @@ static void print(const struct opts *o, const char *dir, const umt_index_build_s
 	out_printf("  size      %llu bytes (%.3f of the exec files, %.2f bytes per access)\n",
 	           (unsigned long long)s->index_bytes, exec ? (double)s->index_bytes / (double)exec : 0.0,
 	           s->accesses ? (double)s->index_bytes / (double)s->accesses : 0.0);
-	out_printf("  built in  %.3f s on %u threads, %llu sorted runs on disk (%llu temporary bytes)\n",
-	           secs, s->threads, (unsigned long long)s->runs, (unsigned long long)s->temp_bytes);
+	out_printf("  built in  %.3f s on %u thread%s, %llu sorted runs on disk (%llu temporary bytes)\n",
+	           secs, s->threads, s->threads == 1 ? "" : "s", (unsigned long long)s->runs,
+	           (unsigned long long)s->temp_bytes);
 }
 
 int cmd_index(umt_trace *t, const struct opts *o)
