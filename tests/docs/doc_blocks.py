@@ -8,8 +8,9 @@ Where the commands are, in this order:
   - README.md, docs/guide.md, then the other docs/*.md: every fenced block
     whose info string starts with "sh". "```sh no-run: REASON" marks a block
     not meant to run; "```sh needs=TOOL[,TOOL]" one that needs tools the
-    tests may lack. Other fences (```c: the programs that examples/ builds)
-    are not commands.
+    tests may lack. "```c file=NAME" is a program that later commands
+    compile: it is saved as NAME. Other fences (```c: the programs that
+    examples/ builds) are not commands.
   - the man pages docs/*.[1-8]: every .nf ... .fi block of the EXAMPLE or
     EXAMPLES section, after roff escapes are undone. A roff comment line
     '.\\" doc-test: no-run: REASON', '.\\" doc-test: needs TOOL' or
@@ -53,7 +54,7 @@ def parse_marker(where, marker):
     m = re.fullmatch(r"needs[=\s]\s*([\w,+.-]+)", marker)
     if m:
         return "needs", m.group(1)
-    m = re.fullmatch(r"file\s+([\w.-]+)", marker)
+    m = re.fullmatch(r"file[=\s]\s*([\w.-]+)", marker)
     if m:
         return "file", m.group(1)
     sys.exit(f"{where}: unknown doc-test marker '{marker}'")
@@ -63,12 +64,13 @@ def markdown_blocks(path, rel):
     blocks, lines = [], open(path, encoding="utf-8").read().split("\n")
     i = 0
     while i < len(lines):
-        m = re.fullmatch(r"```sh(?:\s+(.*))?", lines[i])
+        m = re.fullmatch(r"```(sh|c file=\S+)(?:\s+(.*))?", lines[i])
         if not m:
             if lines[i].startswith("```") and not re.fullmatch(r"```\w*", lines[i]):
                 sys.exit(f"{rel}:{i + 1}: a fence with words after a language other than sh")
             i += 1
             continue
+        marker = m.group(2) if m.group(1) == "sh" else m.group(1)[2:]
         start, body = i + 1, []
         i += 1
         while i < len(lines) and lines[i] != "```":
@@ -76,7 +78,7 @@ def markdown_blocks(path, rel):
             i += 1
         if i == len(lines):
             sys.exit(f"{rel}:{start}: fence not closed")
-        mode, detail = parse_marker(f"{rel}:{start}", m.group(1)) if m.group(1) else ("run", "")
+        mode, detail = parse_marker(f"{rel}:{start}", marker) if marker else ("run", "")
         blocks.append(Block(f"{rel}:{start}", "\n".join(body) + "\n", mode, detail))
         i += 1
     return blocks
