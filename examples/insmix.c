@@ -58,6 +58,10 @@ int main(int argc, char **argv)
 	}
 	uint64_t *mnemonic = calloc(VALUES, sizeof *mnemonic);
 	uint64_t *category = calloc(VALUES, sizeof *category);
+	if (mnemonic == NULL || category == NULL) {
+		fprintf(stderr, "insmix: out of memory\n");
+		return 1;
+	}
 	uint64_t total = 0, bad = 0;
 	umt_exec_iter it;
 	umt_rec r;

@@ -4,9 +4,15 @@
  *   memaccess TRACE_DIR
  *
  * Columns: thread, record, instruction, access (read or write), address,
- * size, value (hex bytes in memory order). Reads are the memory slots of the
- * before group of an instruction's local context, writes those of the after
- * group (spec 7.2.1); implicit operands such as push's stack slot included.
+ * size, value (hex bytes in memory order). The accesses are the library's
+ * (umt_access_iter, umtrace.h section 8b): every memory slot of an
+ * instruction's local context, implicit operands such as push's stack slot
+ * included. Reads are before values of operands the instruction reads,
+ * writes after values; the old contents of write-only operands are not
+ * accesses. A record that was not completely traced (flags 0x10-0x80) may
+ * have accesses that cannot be believed: one whose address is not reliable
+ * is left out (where it went is not known), one whose value is not
+ * reliable has the value "?".
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,27 +21,26 @@
 
 static int print_accesses(const umt_trace *t, const umt_rec *r)
 {
-	umt_ins_exec x;
-	int rc = umt_rec_ins_exec(t, r, &x);
-	if (rc < 0)
+	int64_t ins_id;
+	umt_access_iter it;
+	umt_access a;
+	int rc;
+	if ((rc = umt_rec_ins(r, &ins_id, NULL, NULL)) < 0 ||
+	    (rc = umt_access_iter_init(&it, t, r, UMT_ACCESS_READ | UMT_ACCESS_WRITE)) < 0)
 		return rc;
-	for (unsigned s = 0; s < x.dec.ins->LCCount; s++) {
-		int group = umt_decoded_slot_group(&x.dec, s);
-		const umt_lc_slot *slot = umt_decoded_slot(&x.dec, s);
-		/* write-only operands' before values are not accesses */
-		if (slot->AddrWidth == 0 || group == UMT_SLOT_GROUP_BEFORE_WRITE_ONLY)
+	while ((rc = umt_access_iter_next(&it, &a)) > 0) {
+		if (!(a.trust & UMT_TRUST_ADDRESS))
 			continue;
-		umt_value v;
-		uint64_t address;
-		if ((rc = umt_lc_slot_value(&x, s, &v, &address)) < 0)
-			return rc;
-		printf("%d,%" PRIu64 ",%" PRId64 ",%s,0x%" PRIx64 ",%u,", r->thread_id, r->id,
-		       x.ins_id, group == UMT_SLOT_GROUP_AFTER ? "write" : "read", address, v.size);
-		for (uint32_t i = 0; i < v.size; i++)
-			printf("%02x", v.data[i]);
+		printf("%d,%" PRIu64 ",%" PRId64 ",%s,0x%" PRIx64 ",%" PRIu64 ",", r->thread_id, r->id,
+		       ins_id, umt_access_kind_name(a.kind), a.address, a.size);
+		if (!(a.trust & UMT_TRUST_VALUE))
+			putchar('?');
+		else
+			for (uint64_t i = 0; i < a.size; i++)
+				printf("%02x", a.data[i]);
 		putchar('\n');
 	}
-	return 0;
+	return rc;
 }
 
 int main(int argc, char **argv)

@@ -382,7 +382,27 @@ UMT_API int umt_rec_type_has_context(int type);
 
 /* ==== 5. Register contexts of records ==================================== */
 
-/** A checked view of an rmContext. */
+/**
+ * A checked view of an rmContext: a register dump and memory blocks.
+ *
+ * The state they hold is taken at a point that depends on the record's type
+ * (spec 6.4):
+ *   - thread begin: at the thread's start point, before its first user-mode
+ *     instruction; one memory block is the thread information block, at
+ *     the thread table's TIBAddr (ERRATA 15);
+ *   - syscall entry: just before the call: the kernel has not run;
+ *   - syscall exit: right after the call: rax/eax holds the result;
+ *   - context changes (types 8-11): right after the change, before the next
+ *     instruction runs: the registers the thread goes on with, not those of
+ *     the code it left (those are the after values of the thread's previous
+ *     record).
+ * Memory blocks are observations of memory at that point, not program
+ * writes (umt_access_iter gives them as UMT_ACCESS_CONTEXT). At a syscall
+ * exit they are memory as the tracer dumped it right after the call, such
+ * as a buffer the call filled or, when the tracer dumps mapped files, the
+ * initial content of a file the call mapped (spec 9); the trace does not
+ * say which of their bytes the call changed.
+ */
 typedef struct umt_context {
 	const uint8_t *base;  /**< the rmContext (umt_rm_context) */
 	const uint8_t *regs;  /**< register dump: regs_size bytes, layout from the context map */
@@ -1240,7 +1260,19 @@ UMT_API void umt_filetime_to_unix(uint64_t filetime, int64_t *sec, uint32_t *nse
  * The module containing @p address at record @p eid: StartAddr <= address
  * <= EndAddr and LoadEID <= eid < UnloadEID (UnloadEID -1: never
  * unloaded). Addresses and EIDs are compared as unsigned 64-bit values.
- * Modules load and unload over time and can reuse addresses. The first call
+ * Modules load and unload over time and can reuse addresses.
+ *
+ * Which to use: for the code an instruction record executed,
+ * umt_ins_module() of its row, exact and without a lookup; this function
+ * for any other address (memory operands and context blocks, pointers in
+ * registers, syscall arguments, return addresses, branch targets). LoadEID
+ * and UnloadEID are approximate ("the approximate ID of the execution record
+ * about to be recorded at that point", spec 9): within a few records of a
+ * load or an unload the answer can be the module before or after. For the
+ * address of floating code (ModuleID -1) it may still find a module whose
+ * range holds it (code written into a module's memory).
+ *
+ * The first call
  * builds an index (O(n log n) time and memory, under the trace's lock,
  * thread-safe); every lookup then takes O(log n). When several modules
  * match (overlapping rows of a corrupt table), one of them is returned.
@@ -1251,7 +1283,13 @@ UMT_API int umt_module_find(const umt_trace *t, uint64_t address, uint64_t eid,
                             uint64_t *module_id);
 
 /**
- * The module of instruction @p ins_id: its insRec.ModuleID, checked.
+ * The module of instruction @p ins_id: its insRec.ModuleID, checked. The
+ * tracer sets it when it instruments the code, and a row is one
+ * instrumentation of code at an address (spec 7.1): code instrumented
+ * again (instrumentation turned off and on, code that changed, a module
+ * loaded again at the same address) gets new rows. So this is the module
+ * of every record that executes the row, whenever it runs; use
+ * umt_module_find() for addresses that are not the row's own.
  * @return 0 and *module_id; UMT_E_INVAL; UMT_E_RANGE (ins_id >= count);
  *   UMT_E_NOT_FOUND (ModuleID -1: floating code); UMT_E_BOUNDS (ModuleID
  *   outside the module table).

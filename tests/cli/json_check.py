@@ -296,6 +296,9 @@ def rules_exec(o, flags, where):
     for i, op in enumerate(o.get("operands") or []):
         if (op["kind"] == "mem") != ("address" in op):
             raise Bad(f"{where}.operands[{i}]: address key against kind {op['kind']}")
+        # an immediate is named by its constant slot, as in the text output
+        if (op["kind"] == "imm") != (op["name"] in ("imm0", "imm1")):
+            raise Bad(f"{where}.operands[{i}]: name {op['name']} for kind {op['kind']}")
         for k in ("before", "after"):
             v = op[k]
             if v is not None and not v.startswith("0x") and len(v) != 2 * op["size"]:

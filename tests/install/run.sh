@@ -1,7 +1,10 @@
 #!/bin/sh
 # Installs the build into a temporary prefix, then builds and runs a small
 # consumer against it: with pkg-config, and with CMake's find_package
-# (shared and static targets). Also checks the installed files.
+# (shared and static targets). Also checks the installed files, and what the
+# README says of a prefix the dynamic linker does not search: a program
+# linked with the shared library needs LD_LIBRARY_PATH (or an rpath), while
+# the installed umtdump and umtgen run from anywhere, even a moved prefix.
 #   run.sh BUILD_DIR SOURCE_DIR
 set -eu
 build=$1
@@ -36,4 +39,28 @@ cmake -S "$src/tests/install/consumer" -B "$tmp/consumer-build" \
 cmake --build "$tmp/consumer-build" >/dev/null
 "$tmp/consumer-build/consumer_shared" "$sample" | grep -q records || { echo "find_package shared consumer failed"; exit 1; }
 "$tmp/consumer-build/consumer_static" "$sample" | grep -q records || { echo "find_package static consumer failed"; exit 1; }
-echo "installed tree works through pkg-config and find_package"
+
+# a prefix the dynamic linker does not know: without an rpath the consumer
+# needs LD_LIBRARY_PATH (unless this machine has a libumtrace of its own)
+unset LD_LIBRARY_PATH
+cc "$src/tests/install/consumer/main.c" $(pkg-config --cflags --libs libumtrace) \
+	-o "$tmp/consumer_norpath"
+if ldd "$tmp/consumer_norpath" | grep -q 'libumtrace.so.0 => not found'; then
+	"$tmp/consumer_norpath" "$sample" >/dev/null 2>&1 &&
+		{ echo "a consumer without rpath ran without LD_LIBRARY_PATH"; exit 1; }
+else
+	echo "note: this machine has a libumtrace.so.0 of its own: $(ldd "$tmp/consumer_norpath" | grep libumtrace)"
+fi
+LD_LIBRARY_PATH="$libdir" "$tmp/consumer_norpath" "$sample" | grep -q records ||
+	{ echo "the consumer does not run with LD_LIBRARY_PATH"; exit 1; }
+
+# the tools link the library statically: they run from a moved prefix as is
+mv "$tmp/prefix" "$tmp/moved"
+"$tmp/moved/bin/umtdump" info "$sample" | grep -q "exec records" ||
+	{ echo "the installed umtdump does not run from a moved prefix"; exit 1; }
+"$tmp/moved/bin/umtgen" --quiet --records 100 "$tmp/gen" ||
+	{ echo "the installed umtgen does not run from a moved prefix"; exit 1; }
+if ldd "$tmp/moved/bin/umtdump" | grep -q libumtrace; then
+	echo "the installed umtdump needs libumtrace.so at run time"; exit 1
+fi
+echo "installed tree works through pkg-config and find_package; the tools run from any prefix"

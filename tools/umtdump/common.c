@@ -177,6 +177,15 @@ void out_named(int64_t v, const char *name)
 
 /* ---- exec --operands ------------------------------------------------------------ */
 
+/* The name of explicit operand @p op in both outputs: an immediate has no
+ * register (its RegName is INVALID), so it is named by its constant slot. */
+static const char *operand_name(const umt_trace *t, const umt_exp_oper *op, int kind)
+{
+	if (kind == UMT_KIND_IMMEDIATE)
+		return op->BeforeSlot == UMT_SLOT_IMM1 ? "imm1" : "imm0";
+	return reg_name(t, (uint16_t)op->RegName);
+}
+
 static void text_operand(const umt_trace *t, const umt_ins_exec *x, unsigned i, int kind,
                          const umt_value *before, const umt_value *after, uint64_t address)
 {
@@ -185,11 +194,7 @@ static void text_operand(const umt_trace *t, const umt_ins_exec *x, unsigned i, 
 	out_str("op");
 	out_u64(i);
 	out_char(' ');
-	/* an immediate has no register: name its constant slot */
-	if (kind == UMT_KIND_IMMEDIATE)
-		out_str_pad(op->BeforeSlot == UMT_SLOT_IMM1 ? "imm1" : "imm0", 10);
-	else
-		out_str_pad(reg_name(t, (uint16_t)op->RegName), 10);
+	out_str_pad(operand_name(t, op, kind), 10);
 	out_str_pad(operand_kind_name(kind), 5);
 	out_str("size ");
 	out_i64(op->Size);
@@ -222,7 +227,7 @@ static void json_operand(struct jw *j, const umt_trace *t, const umt_ins_exec *x
 	const umt_exp_oper *op = umt_decoded_operand(&x->dec, i);
 	jw_open(j, NULL, '{');
 	jw_u64(j, "reg", (uint16_t)op->RegName);
-	jw_str(j, "name", reg_name(t, (uint16_t)op->RegName));
+	jw_str(j, "name", operand_name(t, op, kind));
 	jw_str(j, "kind", operand_kind_name(kind));
 	jw_i64(j, "size", op->Size);
 	jw_u64(j, "flags", op->Flags);

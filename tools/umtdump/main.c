@@ -438,6 +438,23 @@ static int load_names(struct opts *o)
 	return 0;
 }
 
+/*
+ * Reports a trace that does not open, always naming its directory: the
+ * library names the directory only when the directory itself cannot be
+ * opened, and otherwise only the file ("exec.vtable: cannot open: ..."),
+ * which says nothing to a user who gave the wrong directory. A missing file
+ * means that the directory is not a trace (or not a whole one).
+ */
+static void report_open_failure(const char *dir, int rc)
+{
+	const char *msg = *umt_errmsg() ? umt_errmsg() : umt_strerror(rc);
+	size_t n = strlen(dir);
+	if (strncmp(msg, dir, n) == 0 && msg[n] == ':')
+		report("%s", msg);
+	else
+		report("%s: %s%s", dir, rc == UMT_E_MISSING ? "not a trace: " : "", msg);
+}
+
 int main(int argc, char **argv)
 {
 	signal(SIGPIPE, SIG_IGN); /* a closed pipe shows up as EPIPE: end quietly */
@@ -475,7 +492,7 @@ int main(int argc, char **argv)
 		return rc;
 	umt_trace *t;
 	if ((rc = umt_trace_open(p.o.trace_dir, 0, &t)) < 0) {
-		report_error(rc);
+		report_open_failure(p.o.trace_dir, rc);
 		umt_names_free(p.o.names);
 		return EXIT_BAD_TRACE;
 	}
