@@ -37,6 +37,7 @@ const char *umt_strerror(int status)
 	case UMT_E_XML: return "malformed trace.xml";
 	case UMT_E_NOT_FOUND: return "not found";
 	case UMT_E_NO_VALUE: return "no value";
+	case UMT_E_INCOMPLETE: return "incomplete trace";
 	default: return "unknown error";
 	}
 }
