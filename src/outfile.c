@@ -124,11 +124,17 @@ static int submit(struct umt_out *o, const struct job *j)
 	return rc;
 }
 
+/* Waits until every queued job is written. Called with o->mu held. */
+static void idle_locked(struct umt_out *o)
+{
+	while (o->count > 0 || o->busy)
+		pthread_cond_wait(&o->done, &o->mu);
+}
+
 int umt__out_drain(struct umt_out *o)
 {
 	pthread_mutex_lock(&o->mu);
-	while (o->count > 0 || o->busy)
-		pthread_cond_wait(&o->done, &o->mu);
+	idle_locked(o);
 	int rc = error_locked(o);
 	pthread_mutex_unlock(&o->mu);
 	return rc;
@@ -259,8 +265,11 @@ int umt__os_close(struct umt_ostream *s)
 
 void umt__os_release(struct umt_ostream *s)
 {
-	if (s->out && s->buf)
-		umt__out_drain(s->out); /* the I/O thread may still read the spare buffer */
+	if (s->out && s->buf) { /* the I/O thread may still read the spare buffer */
+		pthread_mutex_lock(&s->out->mu);
+		idle_locked(s->out); /* without a message: release keeps the caller's */
+		pthread_mutex_unlock(&s->out->mu);
+	}
 	s->fd = -1;
 	free(s->buf);
 	free(s->spare);

@@ -21,12 +21,12 @@ static int check_text(const char *field, const char *s)
 	for (size_t i = 0; i < n; i++) {
 		if (b[i] < 0x20 && b[i] != '\t' && b[i] != '\n' && b[i] != '\r')
 			return umt__failf(UMT_E_INVAL,
-			                  "umt_writer_open: %s: control character 0x%02x at byte %zu "
-			                  "(XML 1.0 cannot hold it)", field, b[i], i);
+			                  "umt_writer_open: %s: control character 0x%02x at byte %zu: "
+			                  "XML 1.0 cannot hold it", field, b[i], i);
 		/* U+FFFE and U+FFFF are not XML characters either */
 		if (b[i] == 0xef && i + 2 < n && b[i + 1] == 0xbf && (b[i + 2] & 0xfe) == 0xbe)
 			return umt__failf(UMT_E_INVAL,
-			                  "umt_writer_open: %s: U+%04X at byte %zu is not an XML character",
+			                  "umt_writer_open: %s: U+%04X at byte %zu: not an XML character",
 			                  field, 0xfffe + (b[i + 2] & 1), i);
 	}
 	uint16_t *units = malloc((n + 1) * sizeof *units);
@@ -35,7 +35,7 @@ static int check_text(const char *field, const char *s)
 	long k = umt__utf8_to_utf16(s, units, n + 1);
 	free(units);
 	if (k < 0)
-		return umt__failf(UMT_E_INVAL, "umt_writer_open: %s is not valid UTF-8", field);
+		return umt__failf(UMT_E_INVAL, "umt_writer_open: %s: not valid UTF-8", field);
 	return 0;
 }
 
