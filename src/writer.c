@@ -314,7 +314,7 @@ static int grow_sys_index(umt_writer *w, int64_t id)
 int umt_writer_add_syscall(umt_writer *w, int64_t id, const umt_syscall_desc *d)
 {
 	int rc = umt__writer_usable(w, "umt_writer_add_syscall");
-	uint64_t size;
+	uint64_t size = 0;
 	if (rc < 0 || (rc = check_syscall(w, id, d, &size)) < 0 || (rc = grow_sys_index(w, id)) < 0)
 		return rc; /* a grown index of empty slots is not a change: finish reads sys_count */
 	uint64_t at = umt__os_tell(&w->sys);

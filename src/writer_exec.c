@@ -287,7 +287,7 @@ int umt_writer_add_exec(umt_writer *w, const umt_exec_desc *d, uint64_t *id)
 		return rc;
 	if (UMT_UNLIKELY(d == NULL))
 		return umt__failf(UMT_E_INVAL, "umt_writer_add_exec: invalid argument");
-	uint64_t size;
+	uint64_t size = 0;
 	rc = check_exec(w, d, &size);
 	if (UMT_UNLIKELY(rc < 0))
 		return rc;

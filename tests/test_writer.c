@@ -236,16 +236,23 @@ static void test_prev_next_across_windows(void **state)
 	free(dir);
 }
 
-/* A memory block larger than the write buffer goes straight to the file. */
-static void test_large_block(void **state)
+/* A writer of @p dir with the smallest buffers (64 KiB): small data still flushes. */
+static umt_writer *open_small(const char *dir)
 {
-	(void)state;
-	char *dir = fx_tmpdir();
 	umt_writer_options o;
 	umt_writer_options_init(&o, UMT_FLAVOUR_2015);
 	o.buffer_size = 64 << 10;
 	umt_writer *w;
 	assert_int_equal(umt_writer_open(dir, &o, &w), 0);
+	return w;
+}
+
+/* A memory block larger than the write buffer goes straight to the file. */
+static void test_large_block(void **state)
+{
+	(void)state;
+	char *dir = fx_tmpdir();
+	umt_writer *w = open_small(dir);
 	assert_int_equal(umt_writer_add_thread(w, 1, 0x1000, NULL), 0);
 	size_t big = 3u << 20;
 	uint8_t *block = malloc(big);
@@ -579,11 +586,7 @@ static void bad_tables(umt_writer *w, bool bad, const uint8_t *big)
 /* The trace of the calls above, with (@p bad) or without the failing ones in between. */
 static void write_with_failures(const char *dir, bool bad)
 {
-	umt_writer_options o;
-	umt_writer_options_init(&o, UMT_FLAVOUR_2015);
-	o.buffer_size = 64 << 10;
-	umt_writer *w;
-	assert_int_equal(umt_writer_open(dir, &o, &w), 0);
+	umt_writer *w = open_small(dir);
 	assert_int_equal(umt_writer_add_thread(w, 7, 0x1000, NULL), 0);
 	assert_int_equal(umt_writer_add_thread(w, 8, 0x2000, NULL), 0);
 	uint8_t regs[512], *big = calloc(1, 1 << 17);
@@ -634,11 +637,7 @@ static void test_largest_local_context(void **state)
 {
 	(void)state;
 	char *dir = fx_tmpdir();
-	umt_writer_options o;
-	umt_writer_options_init(&o, UMT_FLAVOUR_2015);
-	o.buffer_size = 64 << 10;
-	umt_writer *w;
-	assert_int_equal(umt_writer_open(dir, &o, &w), 0);
+	umt_writer *w = open_small(dir);
 	assert_int_equal(umt_writer_add_thread(w, 1, 0, NULL), 0);
 	uint8_t *lc = malloc(UMT_WRITER_MAX_LC);
 	for (uint32_t i = 0; i < UMT_WRITER_MAX_LC; i++)

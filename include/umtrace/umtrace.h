@@ -1940,6 +1940,11 @@ UMT_API uint64_t umt_writer_exec_count(const umt_writer *w);
  *   the old content. Traces are meant to be immutable once written: do not
  *   modify them while open. Open records each file's size, modification
  *   time, inode and device; umt_trace_changed() tells whether they moved.
+ * - umt_writer replaces a trace by renaming new files over the old names
+ *   (section 17): a handle opened before keeps reading the old trace from
+ *   its mappings. exec.prev_next.column is mapped on first use, though: a
+ *   handle that had not used it yet then finds the new file and its link
+ *   accessors return UMT_E_IO ("file changed since the trace was opened").
  * - Validation is layered: open checks headers in O(1); each accessor checks
  *   the one record or row it reads. Whole-trace consistency (monotonic
  *   offsets, cross references, thread chains) is not checked by open.
