@@ -790,27 +790,28 @@ static void expect_refused(const char *dir, const char *value, const char *what,
 	}
 }
 
-/* @p value in every field reads back unchanged through umt_trace_meta(). */
+/* @p value, in every field at once, reads back unchanged through umt_trace_meta(). */
 static void expect_round_trip(const char *dir, const char *value)
 {
-	for (size_t i = 0; i < XML_FIELDS; i++) {
-		umt_writer_options o;
-		umt_writer_options_init(&o, UMT_FLAVOUR_2015);
+	umt_writer_options o;
+	umt_writer_options_init(&o, UMT_FLAVOUR_2015);
+	for (size_t i = 0; i < XML_FIELDS; i++)
 		set_field(&o, &xml_fields[i], value);
-		umt_writer *w;
-		assert_int_equal(umt_writer_open(dir, &o, &w), 0);
-		assert_int_equal(umt_writer_finish(w), 0);
-		umt_trace *tr = fx_must_open_dir(dir);
-		const umt_meta *m;
-		int rc = umt_trace_meta(tr, &m);
-		if (rc != 0)
-			print_error("%s: %s\n", xml_fields[i].path, umt_errmsg());
-		assert_int_equal(rc, 0);
+	umt_writer *w;
+	assert_int_equal(umt_writer_open(dir, &o, &w), 0);
+	assert_int_equal(umt_writer_finish(w), 0);
+	umt_trace *tr = fx_must_open_dir(dir);
+	const umt_meta *m;
+	int rc = umt_trace_meta(tr, &m);
+	if (rc != 0)
+		print_error("\"%s\": %s\n", value, umt_errmsg());
+	assert_int_equal(rc, 0);
+	for (size_t i = 0; i < XML_FIELDS; i++) {
 		const char *got = umt_meta_get(m, xml_fields[i].path);
 		assert_non_null(got);
 		assert_string_equal(got, value);
-		umt_trace_close(tr);
 	}
+	umt_trace_close(tr);
 }
 
 /*

@@ -1653,9 +1653,9 @@ UMT_API int umt_verify(const umt_trace *t, const umt_verify_options *o, umt_veri
  *
  * Failures. Every call checks all its arguments (sizes, counts and IDs with
  * overflow-checked arithmetic against the limits below) before it changes
- * anything: a call that fails with UMT_E_INVAL, UMT_E_RANGE or UMT_E_NOMEM
- * leaves the writer exactly as it was, and the trace is finished as if the
- * call had not been made. An UMT_E_IO during an append (a full disk) cannot
+ * anything: a call that fails with UMT_E_INVAL or UMT_E_NOMEM leaves the
+ * writer exactly as it was, and the trace is finished as if the call had not
+ * been made. An UMT_E_IO during an append (a full disk) cannot
  * be taken back: the writer is then failed, every later call returns that
  * UMT_E_IO again (message "FN: an earlier call failed, the writer must be
  * aborted: ..."), and umt_writer_finish() returns it and commits nothing.
