@@ -44,6 +44,8 @@
  * one; each input writes over the previous input's trace.
  */
 #include <dirent.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -665,13 +667,43 @@ static void remove_files(const char *dir)
 	closedir(d);
 }
 
+/* Removes directory @p top made by setup(), with its a/ and b/. */
+static void remove_top(const char *top)
+{
+	const char *const subs[] = {"a", "b"};
+	for (int i = 0; i < 2; i++) {
+		char dir[4200];
+		snprintf(dir, sizeof dir, "%s/%s", top, subs[i]);
+		remove_files(dir);
+		rmdir(dir);
+	}
+	rmdir(top);
+}
+
 static void cleanup(void)
 {
-	remove_files(dir_a);
-	remove_files(dir_b);
-	rmdir(dir_a);
-	rmdir(dir_b);
-	rmdir(base);
+	remove_top(base);
+}
+
+/*
+ * libFuzzer ends with _Exit() (no atexit handlers) and crashes end with
+ * abort(): directories of processes that are gone are removed here.
+ */
+static void remove_stale(const char *tmp)
+{
+	DIR *d = opendir(tmp);
+	const struct dirent *e;
+	while (d != NULL && (e = readdir(d)) != NULL) {
+		long pid;
+		char top[4200];
+		if (sscanf(e->d_name, "umt-fuzz-writer-%ld", &pid) != 1 || pid <= 0 ||
+		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(top, sizeof top, "%s/%s", tmp, e->d_name);
+		remove_top(top);
+	}
+	if (d != NULL)
+		closedir(d);
 }
 
 static void setup(void)
@@ -683,8 +715,11 @@ static void setup(void)
 	const char *tmp = getenv("TMPDIR");
 	if (stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) && access("/dev/shm", W_OK) == 0)
 		tmp = "/dev/shm";
-	snprintf(base, sizeof base, "%s/umt-fuzz-writer-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	FUZZ_CHECK(mkdtemp(base) != NULL);
+	tmp = tmp && *tmp ? tmp : "/tmp";
+	remove_stale(tmp);
+	snprintf(base, sizeof base, "%s/umt-fuzz-writer-%ld", tmp, (long)getpid());
+	remove_top(base); /* a process of the same number that died */
+	FUZZ_CHECK(mkdir(base, 0700) == 0);
 	snprintf(dir_a, sizeof dir_a, "%s/a", base);
 	snprintf(dir_b, sizeof dir_b, "%s/b", base);
 	atexit(cleanup);
