@@ -35,6 +35,7 @@ struct umt_commit {
 	size_t count, cap;
 	char **removed; /* final names to unlink at commit */
 	size_t removed_count;
+	bool locked;
 };
 
 static int io_fail(const struct umt_commit *c, const char *name, const char *what, int err)
@@ -122,21 +123,20 @@ int umt__commit_begin(int dirfd, const char *dir, const char *commit_name,
 	struct umt_commit *c = calloc(1, sizeof *c);
 	if (c == NULL)
 		return umt__failf(UMT_E_NOMEM, "%s: out of memory", dir);
-	c->dirfd = -1; /* not locked yet: abort must not unlock */
+	c->dirfd = dirfd;
 	if ((c->dir = dup_str(dir)) == NULL || (c->commit_name = dup_str(commit_name)) == NULL) {
 		umt__commit_abort(c);
 		return umt__failf(UMT_E_NOMEM, "%s: out of memory", dir);
 	}
-	if (flock(dirfd, LOCK_EX | LOCK_NB) != 0) {
-		int err = errno;
+	if (flock(dirfd, LOCK_EX | LOCK_NB) == 0) {
+		c->locked = true;
+		/* No other writer runs here: every temporary is a killed writer's. */
+		each_temp(dirfd, remove_temp);
+	} else if (errno == EWOULDBLOCK) {
 		umt__commit_abort(c);
-		if (err == EWOULDBLOCK)
-			return umt__failf(UMT_E_IO, "%s: another writer is writing into this directory",
-			                  dir);
-		return umt__failf(UMT_E_IO, "%s: cannot lock the directory: %s", dir, strerror(err));
+		return umt__failf(UMT_E_IO, "%s: another writer is writing into this directory", dir);
 	}
-	c->dirfd = dirfd;
-	each_temp(dirfd, remove_temp);
+	/* A file system without flock(): write unlocked and leave temporaries alone. */
 	*out = c;
 	return 0;
 }
@@ -265,7 +265,7 @@ static void free_commit(struct umt_commit *c)
 	}
 	for (size_t i = 0; i < c->removed_count; i++)
 		free(c->removed[i]);
-	if (c->dirfd >= 0)
+	if (c->locked)
 		flock(c->dirfd, LOCK_UN);
 	free(c->removed);
 	free(c->files);

@@ -30,7 +30,8 @@
  * umt__commit_begin() takes an exclusive flock() on the directory, so that
  * two writers never share one, and then removes every leftover temporary of
  * that pattern: a writer killed earlier left them, since the lock says no
- * other writer is running.
+ * other writer is running. (On a file system without flock() it writes
+ * unlocked and leaves the temporaries it finds alone.)
  */
 #ifndef UMTRACE_COMMIT_H
 #define UMTRACE_COMMIT_H
@@ -48,8 +49,8 @@ struct umt_commit;
  * umt__commit_finish() or umt__commit_abort()); @p dir names it in messages;
  * @p commit_name is the final name of the commit record (copied).
  * Locks the directory and removes leftover temporaries.
- * @return 0 and *out; UMT_E_IO (another writer holds the directory, or a
- *   system call failed), UMT_E_NOMEM.
+ * @return 0 and *out; UMT_E_IO (another writer holds the directory),
+ *   UMT_E_NOMEM.
  */
 UMT_HIDDEN int umt__commit_begin(int dirfd, const char *dir, const char *commit_name,
                                  struct umt_commit **out);

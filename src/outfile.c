@@ -3,11 +3,11 @@
  * (see outfile.h).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "commit.h"
 #include "outfile.h"
 
 #define QUEUE_SIZE 256
@@ -66,6 +66,7 @@ static void *io_main(void *arg)
 		o->busy = true;
 		pthread_mutex_unlock(&o->mu);
 		int err = pwrite_all(j.fd, j.owner ? j.data : j.patch, j.len, j.at);
+		umt__commit_point(UMT_COMMIT_WROTE, j.name);
 		pthread_mutex_lock(&o->mu);
 		o->busy = false;
 		if (j.owner)
@@ -123,11 +124,17 @@ static int submit(struct umt_out *o, const struct job *j)
 	return rc;
 }
 
+/* Waits until every queued job is written. Called with o->mu held. */
+static void idle_locked(struct umt_out *o)
+{
+	while (o->count > 0 || o->busy)
+		pthread_cond_wait(&o->done, &o->mu);
+}
+
 int umt__out_drain(struct umt_out *o)
 {
 	pthread_mutex_lock(&o->mu);
-	while (o->count > 0 || o->busy)
-		pthread_cond_wait(&o->done, &o->mu);
+	idle_locked(o);
 	int rc = error_locked(o);
 	pthread_mutex_unlock(&o->mu);
 	return rc;
@@ -150,10 +157,11 @@ void umt__out_stop(struct umt_out *o)
 
 /* ---- streams ------------------------------------------------------------- */
 
-int umt__os_open(struct umt_out *out, struct umt_ostream *s, int dirfd, const char *name,
+int umt__os_open(struct umt_out *out, struct umt_ostream *s, int fd, const char *name,
                  size_t cap)
 {
 	s->out = out;
+	s->fd = fd;
 	s->name = name;
 	s->len = 0;
 	s->flushed = 0;
@@ -161,9 +169,6 @@ int umt__os_open(struct umt_out *out, struct umt_ostream *s, int dirfd, const ch
 	atomic_init(&s->spare_busy, 0);
 	s->buf = malloc(cap);
 	s->spare = malloc(cap);
-	s->fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (s->fd < 0)
-		return umt__failf(UMT_E_IO, "%s: cannot create: %s", name, strerror(errno));
 	if (s->buf == NULL || s->spare == NULL)
 		return umt__failf(UMT_E_NOMEM, "%s: out of memory", name);
 	return 0;
@@ -220,6 +225,7 @@ int umt__os_write(struct umt_ostream *s, const void *p, size_t n)
 	int err = pwrite_all(s->fd, p, n, s->flushed);
 	if (err)
 		return umt__failf(UMT_E_IO, "%s: cannot write: %s", s->name, strerror(err));
+	umt__commit_point(UMT_COMMIT_WROTE, s->name);
 	s->flushed += n;
 	return 0;
 }
@@ -253,19 +259,17 @@ int umt__os_close(struct umt_ostream *s)
 	int rc = umt__os_flush(s);
 	if (rc == 0)
 		rc = umt__out_drain(s->out);
-	if (close(s->fd) != 0 && rc == 0)
-		rc = umt__failf(UMT_E_IO, "%s: cannot close: %s", s->name, strerror(errno));
-	s->fd = -1;
 	umt__os_release(s);
 	return rc;
 }
 
 void umt__os_release(struct umt_ostream *s)
 {
-	if (s->out && s->buf)
-		umt__out_drain(s->out); /* the I/O thread may still read the spare buffer */
-	if (s->fd >= 0)
-		close(s->fd);
+	if (s->out && s->buf) { /* the I/O thread may still read the spare buffer */
+		pthread_mutex_lock(&s->out->mu);
+		idle_locked(s->out); /* without a message: release keeps the caller's */
+		pthread_mutex_unlock(&s->out->mu);
+	}
 	s->fd = -1;
 	free(s->buf);
 	free(s->spare);

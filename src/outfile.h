@@ -23,8 +23,8 @@ struct umt_out;
 /** A buffered output file. */
 struct umt_ostream {
 	struct umt_out *out;
-	int fd;
-	const char *name;   /* file name, for messages */
+	int fd;             /* borrowed from the commit (commit.h) */
+	const char *name;   /* final file name, for messages */
 	uint8_t *buf;       /* being filled */
 	uint8_t *spare;     /* being written by the I/O thread, or idle */
 	size_t len, cap;
@@ -41,9 +41,14 @@ UMT_HIDDEN int umt__out_drain(struct umt_out *out);
 /** Drains, stops the thread and frees; NULL is allowed. */
 UMT_HIDDEN void umt__out_stop(struct umt_out *out);
 
-/** Creates (truncating) file @p name in @p dirfd with two buffers of @p cap bytes. */
-UMT_HIDDEN int umt__os_open(struct umt_out *out, struct umt_ostream *s, int dirfd,
-                            const char *name, size_t cap);
+/**
+ * Starts a stream writing from offset 0 of @p fd (a temporary of the
+ * commit, see commit.h; not owned: the stream never closes it) with two
+ * buffers of @p cap bytes; @p name (the final file name) is for messages.
+ * @return 0; UMT_E_NOMEM.
+ */
+UMT_HIDDEN int umt__os_open(struct umt_out *out, struct umt_ostream *s, int fd, const char *name,
+                            size_t cap);
 
 /** Hands the filled buffer to the I/O thread. */
 UMT_HIDDEN int umt__os_flush(struct umt_ostream *s);
@@ -60,10 +65,10 @@ UMT_HIDDEN int umt__os_zeros(struct umt_ostream *s, size_t n);
  */
 UMT_HIDDEN int umt__os_patch(struct umt_ostream *s, uint64_t at, const void *p, size_t n);
 
-/** Flushes, waits for the stream's writes, closes the file, frees the buffers. */
+/** Flushes, waits for the stream's writes, frees the buffers (the file stays open). */
 UMT_HIDDEN int umt__os_close(struct umt_ostream *s);
 
-/** Frees without finishing (after an error); NULL-safe fields. */
+/** Frees without finishing (after an error); NULL-safe fields; the file stays open. */
 UMT_HIDDEN void umt__os_release(struct umt_ostream *s);
 
 /** Bytes appended so far: the file offset of the next byte. */

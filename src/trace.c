@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "commit.h"
 #include "internal.h"
 
 /* ---- fixed-size tables (spec 4.2.1) ------------------------------------ */
@@ -264,6 +265,25 @@ static int finish_open(umt_trace *t, umt_trace **out)
 	return 0;
 }
 
+/*
+ * exec.vtable is missing: UMT_E_INCOMPLETE when other files of a trace or a
+ * writer's temporaries are there (exec.vtable is the writer's commit record,
+ * see commit.h), else @p rc (UMT_E_MISSING).
+ */
+static int missing_commit(int dirfd, const char *dir, int rc)
+{
+	const char *names[UMT_FILE_COUNT];
+	size_t n = 0;
+	for (int f = 0; f < UMT_FILE_COUNT; f++)
+		if (f != UMT_FILE_EXEC_VTABLE)
+			names[n++] = umt_file_name(f);
+	if (!umt__commit_leftovers(dirfd, names, n))
+		return rc;
+	return umt__failf(UMT_E_INCOMPLETE,
+	                  "%s: incomplete trace: the writer did not finish (exec.vtable, "
+	                  "written last, is missing)", dir);
+}
+
 int umt_trace_open(const char *dir, unsigned flags, umt_trace **out)
 {
 	if (dir == NULL || out == NULL || flags_advice(flags) < 0)
@@ -286,6 +306,8 @@ int umt_trace_open(const char *dir, unsigned flags, umt_trace **out)
 			rc = umt__stat_file(t->dirfd, f, false, &t->files[f]);
 		else
 			rc = umt__map_file(t->dirfd, f, f == UMT_FILE_TRACE_XML, &t->files[f]);
+		if (rc == UMT_E_MISSING && f == UMT_FILE_EXEC_VTABLE)
+			rc = missing_commit(t->dirfd, dir, rc);
 		if (rc < 0) {
 			umt_trace_close(t);
 			return rc;

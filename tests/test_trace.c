@@ -342,7 +342,9 @@ static void test_directory_errors(void **state)
 			assert_int_equal(rc, 0);
 			umt_trace_close(tr);
 		} else {
-			assert_int_equal(rc, UMT_E_MISSING);
+			/* without exec.vtable, the writer's commit record, the others are
+			 * the remains of an unfinished write */
+			assert_int_equal(rc, f == UMT_FILE_EXEC_VTABLE ? UMT_E_INCOMPLETE : UMT_E_MISSING);
 			assert_non_null(strstr(umt_errmsg(), umt_file_name(f)));
 		}
 		assert_int_equal(rename(to, from), 0);

@@ -217,7 +217,12 @@ UMT_ASSERT_SIZE(umt_exec_skipped, 14);
 
 /* ---- 4. Instruction table (spec 7) --------------------------------------- */
 
-/** insRec: fixed-size row of ins.itable (64 bytes; fields end at 56). */
+/**
+ * insRec: the 56 bytes of fields of an ins.itable row. Rows are RowSize
+ * bytes apart (64 in real traces, with 8 bytes of padding that no field
+ * covers); open accepts any RowSize of at least UMT_INS_REC_MIN_ROW, so this
+ * overlay covers exactly what every accepted row holds.
+ */
 typedef struct umt_ins_rec {
 	int64_t ID;            /**< self ID */
 	uint8_t Type;          /**< enum umt_ins_type */
@@ -230,7 +235,6 @@ typedef struct umt_ins_rec {
 	uint8_t Pad2[1]; /**< padding */
 	int64_t DisasmFP;      /**< cStr, relative to ExtraFP */
 	int64_t DecodedFP;     /**< decodedIns, relative to ExtraFP */
-	uint8_t Pad3[8]; /**< padding */
 } umt_ins_rec;
 UMT_ASSERT_OFFSET(umt_ins_rec, ID, 0);
 UMT_ASSERT_OFFSET(umt_ins_rec, Type, 8);
@@ -243,10 +247,10 @@ UMT_ASSERT_OFFSET(umt_ins_rec, CodeBytes, 24);
 UMT_ASSERT_OFFSET(umt_ins_rec, Pad2, 39);
 UMT_ASSERT_OFFSET(umt_ins_rec, DisasmFP, 40);
 UMT_ASSERT_OFFSET(umt_ins_rec, DecodedFP, 48);
-UMT_ASSERT_OFFSET(umt_ins_rec, Pad3, 56);
-UMT_ASSERT_SIZE(umt_ins_rec, 64);
 /** Bytes of an insRec row the library reads: a RowSize below this is refused. */
 #define UMT_INS_REC_MIN_ROW 56
+/* The overlay is exactly the bytes open guarantees in every row. */
+UMT_ASSERT_SIZE(umt_ins_rec, UMT_INS_REC_MIN_ROW);
 
 /** expOper: one explicit operand (12 bytes). */
 typedef struct umt_exp_oper {

@@ -96,7 +96,8 @@ enum umt_status {
 	UMT_E_XML = -11,       /**< trace.xml is malformed or too large */
 	UMT_E_NOT_FOUND = -12, /**< a lookup found nothing */
 	UMT_E_NO_VALUE = -13,  /**< the item exists but has no such value */
-	UMT_E_INCOMPLETE = -14, /**< a writer did not finish: the commit record is missing */
+	UMT_E_INCOMPLETE = -14, /**< a writer did not finish: its commit record (a trace's exec.vtable,
+	                             an index's index.umti) is missing next to its other files */
 	UMT_E_STALE = -15      /**< an index was built from another trace, or the trace changed */
 };
 
@@ -161,10 +162,16 @@ typedef struct umt_buffer {
  * exec.vtable; exec.prev_next.column and syscall.offsets of exactly
  * RecordCount * 16 bytes; context_map.itable at least 17424 bytes.
  *
+ * Files named like the writer's temporaries (".NAME.tmp-XXXXXX") are
+ * ignored. A directory without exec.vtable (the writer's commit record) but
+ * with other files of a trace or with temporaries is a trace whose writer
+ * did not finish: UMT_E_INCOMPLETE ("DIR: incomplete trace: the writer did
+ * not finish"), not UMT_E_MISSING.
+ *
  * @param flags 0, or one access hint for the execution table's files
  *   (UMT_OPEN_SEQUENTIAL or UMT_OPEN_RANDOM, see umt_exec_advise()).
  * @return 0 and *out set; UMT_E_INVAL, UMT_E_NOMEM, UMT_E_IO, UMT_E_MISSING,
- *   UMT_E_VERSION, UMT_E_TRUNCATED, UMT_E_BOUNDS.
+ *   UMT_E_INCOMPLETE, UMT_E_VERSION, UMT_E_TRUNCATED, UMT_E_BOUNDS.
  */
 UMT_API int umt_trace_open(const char *dir, unsigned flags, umt_trace **out);
 
@@ -172,7 +179,8 @@ UMT_API int umt_trace_open(const char *dir, unsigned flags, umt_trace **out);
  * Opens a trace whose files are the caller's buffers, indexed by
  * umt_file_id (files[UMT_FILE_COUNT]); a buffer with data NULL is a missing
  * file. Nothing is copied: the buffers must stay valid and unchanged until
- * umt_trace_close(). Checks and errors as umt_trace_open().
+ * umt_trace_close(). Checks and errors as umt_trace_open(), except
+ * UMT_E_INCOMPLETE (a missing exec.vtable is UMT_E_MISSING here).
  */
 UMT_API int umt_trace_open_mem(const umt_buffer files[UMT_FILE_COUNT],
                                unsigned flags, umt_trace **out);
@@ -1808,8 +1816,65 @@ UMT_API int umt_verify(const umt_trace *t, const umt_verify_options *o, umt_veri
 
 /* ==== 17. Writer ========================================================== */
 
+/*
+ * The writer produces a complete trace directory from calls in any order
+ * (records, instruction rows, syscalls, tables), streaming the big files;
+ * memory use is independent of the record count.
+ *
+ * Committing. Every file is written under a temporary name in the trace
+ * directory (".NAME.tmp-XXXXXX"; the instruction table's two spill files
+ * are unlinked as soon as they are created) and nothing under a final name
+ * changes before umt_writer_finish() commits:
+ *   1. fsync every temporary;
+ *   2. unlink the old exec.vtable (the commit record: from here on the
+ *      directory opens as UMT_E_INCOMPLETE); 3. fsync the directory;
+ *   4. rename every other temporary over its final name (an old trace.xml
+ *      the new trace does not have is unlinked); 5. fsync the directory;
+ *   6. rename exec.vtable into place (the new trace is complete);
+ *   7. fsync the directory.
+ * Whatever moment a writer dies at, the directory opens as the complete old
+ * trace (before step 2), as the complete new one (from step 6), or in
+ * between fails with UMT_E_INCOMPLETE; never as a mix. Final names are
+ * replaced by rename, never rewritten: a process that has the old trace
+ * open keeps its files and reads the old trace unchanged (its
+ * umt_trace_changed() says 1). Leftover temporaries of a killed writer are
+ * ignored by umt_trace_open() and removed by the next umt_writer_open() of
+ * that directory. While a writer is open it holds an exclusive flock() on
+ * the directory: a second writer of the same directory fails with UMT_E_IO.
+ *
+ * Failures. Every call checks all its arguments (sizes, counts and IDs with
+ * overflow-checked arithmetic against the limits below) before it changes
+ * anything: a call that fails with UMT_E_INVAL or UMT_E_NOMEM leaves the
+ * writer exactly as it was, and the trace is finished as if the call had not
+ * been made. An UMT_E_IO during an append (a full disk) cannot
+ * be taken back: the writer is then failed, every later call returns that
+ * UMT_E_IO again (message "FN: an earlier call failed, the writer must be
+ * aborted: ..."), and umt_writer_finish() returns it and commits nothing.
+ * umt_writer_finish() and umt_writer_abort() release the writer in all
+ * cases; neither leaves a temporary behind, and unless finish succeeds the
+ * directory holds the old trace (or nothing), unchanged.
+ *
+ * Strings for trace.xml (umt_writer_xml, xml_text) must be UTF-8 holding
+ * only characters XML 1.0 allows: umt_writer_open() refuses C0 control
+ * characters other than TAB, LF and CR, U+FFFE, U+FFFF and invalid UTF-8
+ * (overlong forms, surrogates, stray continuation bytes) with UMT_E_INVAL
+ * rather than altering them, since XML 1.0 cannot represent them even as
+ * character references. The other characters are written so that
+ * umt_trace_meta() returns each string unchanged ('&', '<', '>', '"' and
+ * CR as references; TAB, LF, DEL as they are). xml_text is written verbatim:
+ * its characters are checked, its well-formedness is the caller's.
+ */
+
 /** A trace being written. Memory use is independent of the record count. */
 typedef struct umt_writer umt_writer;
+
+/** Syscall IDs the writer accepts are below this (2^32). The syscall index is
+ *  kept in memory, 16 bytes per ID up to the largest ID written. */
+#define UMT_WRITER_SYSCALL_ID_LIMIT ((int64_t)1 << 32)
+/** Largest local context of an instruction record: decodedIns LCSize is 16-bit. */
+#define UMT_WRITER_MAX_LC 65535u
+/** Largest umt_writer_options.buffer_size (1 GiB). */
+#define UMT_WRITER_MAX_BUFFER ((size_t)1 << 30)
 
 /** Trace flavours the writer produces. */
 enum umt_flavour {
@@ -1837,42 +1902,65 @@ typedef struct umt_writer_xml {
 /** Writer options; start from umt_writer_options_init(). */
 typedef struct umt_writer_options {
 	int flavour;                 /**< enum umt_flavour */
-	int32_t exec_version;        /**< exec.vtable Version */
-	int32_t ins_record_version;  /**< insRec RecordVer */
-	int32_t unified_ids_version; /**< syscall.vtable UnifiedIDsVer */
+	int32_t exec_version;        /**< exec.vtable Version: 0 or 1 */
+	int32_t ins_record_version;  /**< insRec RecordVer: 0 or 1 */
+	int32_t unified_ids_version; /**< syscall.vtable UnifiedIDsVer: 0 or 1 */
 	uint32_t module_row_size;    /**< 48 or 64 */
 	uint32_t thread_row_size;    /**< 40 or 48 */
-	int write_trace_xml;         /**< 1: write trace.xml from xml (or xml_text) */
+	int write_trace_xml;         /**< 1: write trace.xml from xml (or xml_text); 0: none */
 	int xml_root;                /**< 1: TraceMetaData root (2015); 0: root-less */
 	umt_writer_xml xml;          /**< metadata for trace.xml */
-	const char *xml_text;        /**< if not NULL, written verbatim as trace.xml */
-	size_t buffer_size;          /**< write chunk size (default 4 MiB, at least 64 KiB) */
+	const char *xml_text;        /**< if not NULL, written verbatim as trace.xml (UTF-8) */
+	size_t buffer_size;          /**< write chunk size (default 4 MiB, at least 64 KiB,
+	                                  at most UMT_WRITER_MAX_BUFFER) */
 } umt_writer_options;
 
 /** Sets @p o to the defaults of @p flavour (a enum umt_flavour). */
 UMT_API void umt_writer_options_init(umt_writer_options *o, int flavour);
 
 /**
- * Starts writing a trace into directory @p dir (created if missing; existing
- * trace files in it are replaced). @p o may be NULL for the 2015 defaults.
- * @return 0; UMT_E_INVAL, UMT_E_NOMEM, UMT_E_IO.
+ * Starts writing a trace into directory @p dir (created if missing). A
+ * trace already there stays intact until umt_writer_finish() replaces it
+ * (see Committing above); leftover temporaries of a killed writer are
+ * removed. @p o may be NULL for the 2015 defaults. Options are checked
+ * before anything happens on disk.
+ * @return 0 and *out; UMT_E_INVAL (NULL dir or out, a version or row size
+ *   not listed in umt_writer_options, buffer_size above
+ *   UMT_WRITER_MAX_BUFFER, a trace.xml string refused as described above:
+ *   the message names the field and the byte); UMT_E_NOMEM; UMT_E_IO (the
+ *   directory cannot be created or opened, another writer holds it, a
+ *   temporary cannot be created, the I/O thread cannot start). On failure
+ *   *out is NULL and the directory's trace is unchanged.
  */
 UMT_API int umt_writer_open(const char *dir, const umt_writer_options *o, umt_writer **out);
 
 /**
- * Writes the remaining tables, checks the trace is complete (every syscall
- * ID in [0, max] written, every thread ID used declared) and releases @p w
- * in all cases. @return 0; UMT_E_IO, UMT_E_CORRUPT (incomplete), UMT_E_NOMEM.
+ * Checks the trace is complete (every syscall ID in [0, max] written),
+ * writes the remaining tables and commits (see Committing above). Releases
+ * @p w in all cases.
+ * @return 0: the directory holds the new trace, durably. UMT_E_INVAL (NULL
+ *   @p w); UMT_E_CORRUPT (a syscall ID below the largest was never written:
+ *   nothing is committed, the old trace stays); UMT_E_IO: the sticky error
+ *   of an earlier call, or a write, fsync or rename of finish itself failed
+ *   - before step 2 the old trace stays, from step 2 on the directory opens
+ *   as UMT_E_INCOMPLETE until a writer finishes there; UMT_E_NOMEM (nothing
+ *   committed).
  */
 UMT_API int umt_writer_finish(umt_writer *w);
 
-/** Releases @p w without completing the trace (the files are left partial). */
+/**
+ * Releases @p w without committing: its temporaries are removed and the
+ * directory keeps the trace it had before umt_writer_open(). NULL allowed.
+ */
 UMT_API void umt_writer_abort(umt_writer *w);
 
 /**
- * Declares thread-table row *id (assigned in order from 0). FirstEID,
- * LastEID and RecCount are computed from the records written; LastEID is
- * -1 unless the thread's last record is a thread-end or application-end.
+ * Declares thread-table row *id (assigned in order from 0; @p id may be
+ * NULL). FirstEID, LastEID and RecCount are computed from the records
+ * written; LastEID is -1 unless the thread's last record is a thread-end or
+ * application-end.
+ * @return 0; UMT_E_INVAL (NULL @p w); UMT_E_NOMEM (also past 2^30 threads);
+ *   UMT_E_IO (sticky).
  */
 UMT_API int umt_writer_add_thread(umt_writer *w, int32_t win_tid, int64_t tib_addr,
                                   int32_t *id);
@@ -1881,8 +1969,8 @@ UMT_API int umt_writer_add_thread(umt_writer *w, int32_t win_tid, int64_t tib_ad
 typedef struct umt_context_desc {
 	const void *regs;          /**< register dump; NULL writes zeros */
 	uint32_t regs_size;        /**< must be the context map's DumpSize, or 0 with regs NULL */
-	const umt_mem_ref *mem;    /**< memory references */
-	uint32_t mem_count; /**< entries of mem */
+	const umt_mem_ref *mem;    /**< memory references (NULL only when mem_count is 0) */
+	uint32_t mem_count; /**< entries of mem, at most INT32_MAX (MemCount is int32) */
 } umt_context_desc;
 
 /** One execution record for the writer. */
@@ -1892,7 +1980,7 @@ typedef struct umt_exec_desc {
 	int32_t thread_id;              /**< declared thread row */
 	int64_t ins_id;                 /**< type 0 */
 	const void *lc;                 /**< type 0: local context bytes */
-	uint64_t lc_size; /**< bytes at lc */
+	uint64_t lc_size; /**< bytes at lc, at most UMT_WRITER_MAX_LC */
 	int64_t syscall_id;             /**< types 4, 5, 6 */
 	int32_t exit_code;              /**< types 2, 3 */
 	const umt_context_desc *context; /**< types 1, 4, 5, 8-11; NULL: empty context */
@@ -1900,16 +1988,26 @@ typedef struct umt_exec_desc {
 
 /**
  * Appends an execution record; its ID is the number of records before it.
- * Prev/next links and thread statistics are maintained automatically.
- * @return 0 and *id (may be NULL); UMT_E_INVAL (unknown type, undeclared
- *   thread, wrong regs_size), UMT_E_IO, UMT_E_NOMEM.
+ * Prev/next links and thread statistics are maintained automatically. The
+ * whole record is checked before its first byte is written; field values
+ * (ins_id, syscall_id, addresses) are stored as given, umt_verify() judges
+ * them. Memory blocks may be of any size, the record up to 2^63 - 1 bytes.
+ * @return 0 and *id (may be NULL); UMT_E_INVAL (NULL @p w or @p d, unknown
+ *   type, undeclared thread, lc_size above UMT_WRITER_MAX_LC or lc NULL
+ *   with lc_size > 0, regs_size not the context map's DumpSize, mem NULL
+ *   with mem_count > 0, mem_count above INT32_MAX, a memory block with
+ *   data NULL and size > 0, sizes whose sum overflows or ends past 2^63 in
+ *   exec.vtable); UMT_E_IO (sticky).
  */
 UMT_API int umt_writer_add_exec(umt_writer *w, const umt_exec_desc *d, uint64_t *id);
 
 /**
  * Appends the bytes of one record verbatim (for converters and corrupt test
  * fixtures). Its thread chain is maintained when it has a 6-byte header
- * with a declared ThreadID. @return 0; UMT_E_INVAL, UMT_E_IO.
+ * with a declared ThreadID.
+ * @return 0 and *id (may be NULL); UMT_E_INVAL (NULL @p w, @p bytes NULL
+ *   with @p size > 0, the record would end past 2^63 in exec.vtable);
+ *   UMT_E_IO (sticky).
  */
 UMT_API int umt_writer_add_exec_raw(umt_writer *w, const void *bytes, uint64_t size,
                                     uint64_t *id);
@@ -1917,20 +2015,25 @@ UMT_API int umt_writer_add_exec_raw(umt_writer *w, const void *bytes, uint64_t s
 /**
  * Adds a disassembly cStr to the instruction extra area; *fp receives its
  * FP relative to ExtraFP, for umt_ins_rec.DisasmFP (strings may be shared).
- * @return 0; UMT_E_INVAL (longer than 32767), UMT_E_IO.
+ * @return 0; UMT_E_INVAL (NULL argument, longer than 32767 bytes);
+ *   UMT_E_IO (sticky).
  */
 UMT_API int umt_writer_add_disasm(umt_writer *w, const char *text, int64_t *fp);
 
 /**
  * Adds a decodedIns and its d->LCCount slots to the extra area; *fp
  * receives its FP for umt_ins_rec.DecodedFP (bodies may be shared).
+ * @return 0; UMT_E_INVAL (NULL @p w, @p d or @p fp, @p slots NULL with
+ *   LCCount > 0); UMT_E_IO (sticky).
  */
 UMT_API int umt_writer_add_decoded(umt_writer *w, const umt_decoded_ins *d,
                                    const umt_lc_slot *slots, int64_t *fp);
 
 /**
- * Appends an instruction row (64 bytes): @p row is copied with its ID set to
- * the row number, returned in *id.
+ * Appends an instruction row: the 56 bytes of @p row, with its ID set to the
+ * row number (returned in *id, which may be NULL), and 8 zero bytes (rows
+ * are written 64 bytes long, as in real traces).
+ * @return 0; UMT_E_INVAL (NULL @p w or @p row); UMT_E_IO (sticky).
  */
 UMT_API int umt_writer_add_ins(umt_writer *w, const umt_ins_rec *row, int64_t *id);
 
@@ -1955,7 +2058,10 @@ typedef struct umt_syscall_desc {
 /**
  * Writes syscall record @p id. Records may be written in any order; the
  * table holds max(id) + 1 records and finish fails if one is missing.
- * @return 0; UMT_E_INVAL (negative or repeated id), UMT_E_IO, UMT_E_NOMEM.
+ * @return 0; UMT_E_INVAL (NULL @p w or @p d, @p id negative or not below
+ *   UMT_WRITER_SYSCALL_ID_LIMIT, @p id written before, args or extras NULL
+ *   with a count or size, a record ending past 2^63 in syscall.vtable);
+ *   UMT_E_NOMEM (the index of IDs); UMT_E_IO (sticky).
  */
 UMT_API int umt_writer_add_syscall(umt_writer *w, int64_t id, const umt_syscall_desc *d);
 
@@ -1965,8 +2071,8 @@ typedef struct umt_module_desc {
 	int64_t unload_eid; /**< UnloadEID, -1 when never unloaded */
 	int64_t start_addr; /**< StartAddr */
 	int64_t end_addr; /**< EndAddr, inclusive */
-	const char *win_name; /**< Windows path, UTF-8 */
-	const char *device_name; /**< device path, UTF-8 */
+	const char *win_name; /**< Windows path, UTF-8 (NULL: empty) */
+	const char *device_name; /**< device path, UTF-8 (NULL: empty) */
 	const uint16_t *win_name_utf16;    /**< if not NULL, used as is (win_name_utf16_len units) */
 	size_t win_name_utf16_len; /**< units at win_name_utf16 */
 	const uint16_t *device_name_utf16; /**< if not NULL, used as is (device_name_utf16_len units) */
@@ -1975,16 +2081,27 @@ typedef struct umt_module_desc {
 	uint16_t version_info[4];          /**< 64-byte rows only */
 } umt_module_desc;
 
-/** Appends a module row; *id (may be NULL) receives its ID. */
+/**
+ * Appends a module row; *id (may be NULL) receives its ID.
+ * @return 0; UMT_E_INVAL (NULL @p w or @p m, a name that is not valid UTF-8
+ *   or longer than 32767 UTF-16 units); UMT_E_NOMEM; UMT_E_IO (sticky).
+ */
 UMT_API int umt_writer_add_module(umt_writer *w, const umt_module_desc *m, int64_t *id);
 
-/** Appends an address range [first, last] (page-aligned by the caller). */
+/**
+ * Appends an address range [first, last] (page-aligned, sorted and disjoint
+ * by the caller; umt_verify() checks it).
+ * @return 0; UMT_E_INVAL (NULL @p w); UMT_E_NOMEM; UMT_E_IO (sticky).
+ */
 UMT_API int umt_writer_add_address_range(umt_writer *w, int64_t first, int64_t last);
 
 /**
  * Sets the context map (copied). The default is umt_context_map_default()
  * for the options' insRec and XED versions. Set it before the first record
  * with a context.
+ * @return 0; UMT_E_INVAL (NULL argument, ElemCount above
+ *   UMT_CONTEXT_MAP_REGS, DumpSize changed after a record with a context);
+ *   UMT_E_IO (sticky).
  */
 UMT_API int umt_writer_set_context_map(umt_writer *w, const umt_context_map *map);
 
@@ -2001,7 +2118,7 @@ UMT_API int umt_writer_set_context_map(umt_writer *w, const umt_context_map *map
 UMT_API void umt_context_map_default(umt_context_map *m, int ins_record_version,
                                      const char *xed_version);
 
-/** Number of records written so far (the ID of the next one). */
+/** Number of records written so far (the ID of the next one); 0 for NULL. */
 UMT_API uint64_t umt_writer_exec_count(const umt_writer *w);
 
 /* ==== 18. Caveats ========================================================= */
@@ -2014,6 +2131,11 @@ UMT_API uint64_t umt_writer_exec_count(const umt_writer *w);
  *   the old content. Traces are meant to be immutable once written: do not
  *   modify them while open. Open records each file's size, modification
  *   time, inode and device; umt_trace_changed() tells whether they moved.
+ * - umt_writer replaces a trace by renaming new files over the old names
+ *   (section 17): a handle opened before keeps reading the old trace from
+ *   its mappings. exec.prev_next.column is mapped on first use, though: a
+ *   handle that had not used it yet then finds the new file and its link
+ *   accessors return UMT_E_IO ("file changed since the trace was opened").
  * - Validation is layered: open checks headers in O(1); each accessor checks
  *   the one record or row it reads. Whole-trace consistency (monotonic
  *   offsets, cross references, thread chains) is not checked by open.

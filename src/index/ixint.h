@@ -34,6 +34,14 @@ struct umt_index {
 	uint64_t skip_count;
 };
 
+/**
+ * Opens an index from buffers (the fuzz target): @p header is index.umti,
+ * files[] the other files in IX_F_* order; nothing is copied. Checks and
+ * errors as umt_index_open().
+ */
+UMT_HIDDEN int umt__ix_open_buffers(const umt_trace *t, const void *header, size_t header_size,
+                                    const umt_buffer files[IX_F_COUNT], umt_index **out);
+
 /* ---- small helpers ------------------------------------------------------------ */
 
 /** FNV-1a 64 of @p n bytes, continuing from @p h (start with UMT_FNV_SEED). */

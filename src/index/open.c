@@ -86,33 +86,43 @@ static uint64_t listed_size(const umt_ix_header *h, const char *name)
 	return UINT64_MAX;
 }
 
+/* File @p f's size against the file table, and its file header. */
+static int check_file(const umt_index *ix, int f)
+{
+	const char *name = umt__ix_file_names[f];
+	const struct umt_map *m = &ix->files[f];
+	uint64_t want = listed_size(&ix->header, name);
+	if (m->size != want)
+		return umt__failf(UMT_E_INCOMPLETE,
+		                  "%s: %llu bytes, the index header says %llu: incomplete index", name,
+		                  (unsigned long long)m->size, (unsigned long long)want);
+	umt_ix_file_header fh;
+	if (m->size < sizeof fh)
+		return umt__ix_corrupt(UMT_E_TRUNCATED, f, m->size, "shorter than its header");
+	memcpy(&fh, m->data, sizeof fh);
+	static const uint8_t zero[sizeof fh.Zero];
+	if (memcmp(fh.Magic, file_magic[f], 8) != 0 || fh.Version != UMT_IX_VERSION ||
+	    fh.Zero0 != 0 || memcmp(fh.Zero, zero, sizeof zero) != 0)
+		return umt__ix_corrupt(UMT_E_CORRUPT, f, 0, "not a %s of this version", name);
+	if (fh.BuildID != ix->header.BuildID)
+		return umt__ix_corrupt(UMT_E_CORRUPT, f, 16, "belongs to another build of the index");
+	return 0;
+}
+
 static int map_files(umt_index *ix, int dirfd)
 {
 	for (int f = 0; f < IX_F_COUNT; f++) {
 		const char *name = umt__ix_file_names[f];
-		uint64_t want = listed_size(&ix->header, name);
-		if (want == UINT64_MAX)
+		if (listed_size(&ix->header, name) == UINT64_MAX)
 			return umt__ix_corrupt(UMT_E_CORRUPT, -1, 1024, "the file table lacks %s", name);
 		int rc = umt__map_named(dirfd, name, &ix->files[f]);
 		if (rc == UMT_E_MISSING)
 			return umt__failf(UMT_E_INCOMPLETE,
 			                  "%s: missing: incomplete index, the build did not finish", name);
+		if (rc == 0)
+			rc = check_file(ix, f);
 		if (rc < 0)
 			return rc;
-		const struct umt_map *m = &ix->files[f];
-		if (m->size != want)
-			return umt__failf(UMT_E_INCOMPLETE,
-			                  "%s: %llu bytes, the index header says %llu: incomplete index",
-			                  name, (unsigned long long)m->size, (unsigned long long)want);
-		umt_ix_file_header fh;
-		if (m->size < sizeof fh)
-			return umt__ix_corrupt(UMT_E_TRUNCATED, f, m->size, "shorter than its header");
-		memcpy(&fh, m->data, sizeof fh);
-		if (memcmp(fh.Magic, file_magic[f], 8) != 0 || fh.Version != UMT_IX_VERSION)
-			return umt__ix_corrupt(UMT_E_CORRUPT, f, 0, "not a %s of this version", name);
-		if (fh.BuildID != ix->header.BuildID)
-			return umt__ix_corrupt(UMT_E_CORRUPT, f, 16,
-			                       "belongs to another build of the index");
 	}
 	return 0;
 }
@@ -191,6 +201,35 @@ int umt_index_open(const umt_trace *t, const char *dir, umt_index **out)
 	    (rc = umt_exec_view_init(&ix->view, t)) == 0 && (rc = umt_trace_get_info(t, &info)) == 0)
 		ix->exec_version = info.exec_version;
 	close(dirfd);
+	if (rc < 0) {
+		umt_index_close(ix);
+		return rc;
+	}
+	*out = ix;
+	return 0;
+}
+
+int umt__ix_open_buffers(const umt_trace *t, const void *header, size_t header_size,
+                         const umt_buffer files[IX_F_COUNT], umt_index **out)
+{
+	umt_index *ix = calloc(1, sizeof *ix);
+	if (ix == NULL)
+		return umt__failf(UMT_E_NOMEM, "index: out of memory");
+	ix->trace = t;
+	if (header_size == UMT_IX_HEADER_SIZE)
+		memcpy(&ix->header, header, sizeof ix->header);
+	umt_ix_trace_identity now;
+	umt_trace_info info;
+	int rc = check_header(&ix->header, header_size);
+	if (rc == 0 && (rc = umt__ix_identity(t, &now)) == 0)
+		rc = stale(&ix->header.Trace, &now);
+	for (int f = 0; rc == 0 && f < IX_F_COUNT; f++) {
+		umt__map_buffer(&files[f], &ix->files[f]);
+		rc = check_file(ix, f);
+	}
+	if (rc == 0 && (rc = check_memory(ix)) == 0 && (rc = umt_exec_view_init(&ix->view, t)) == 0 &&
+	    (rc = umt_trace_get_info(t, &info)) == 0)
+		ix->exec_version = info.exec_version;
 	if (rc < 0) {
 		umt_index_close(ix);
 		return rc;
