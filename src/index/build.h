@@ -35,6 +35,7 @@ struct ix_build {
 	struct ix_run *runs;
 	size_t nruns, runs_cap;
 	uint64_t disk_runs, temp_bytes;
+	uint64_t mem_run_bytes; /* bytes of the runs kept in memory after the scan */
 
 	/* the merge */
 	struct ix_part *parts;
