@@ -168,18 +168,43 @@ static int emit(void *ctx, const struct ix_entry *e)
 	return 0;
 }
 
-static int scan_range(struct scan_buf *s, uint64_t from, uint64_t to)
+/* Every section's range_begin (end: 0) or range_end (1) for range @p k. */
+static int sections_range(struct ix_build *b, unsigned k, uint64_t from, uint64_t to, int end)
+{
+	int rc = 0;
+	for (unsigned i = 0; rc == 0 && i < b->nsections; i++) {
+		const struct ix_section *sec = umt__ix_sections[i];
+		rc = end ? sec->range_end(b, b->states[i][k])
+		         : sec->range_begin(b, k, from, to, &b->states[i][k]);
+	}
+	return rc;
+}
+
+/* One record: its postings, and every section's look at it. */
+static int scan_record(struct scan_buf *s, unsigned k, const umt_rec *r)
 {
 	struct ix_build *b = s->b;
+	int rc = umt__ix_record_postings(b->t, r, emit, s, &s->accesses);
+	for (unsigned i = 0; rc == 0 && i < b->nsections; i++)
+		rc = umt__ix_sections[i]->record(b->states[i][k], r);
+	return rc;
+}
+
+static int scan_range(struct scan_buf *s, unsigned k)
+{
+	struct ix_build *b = s->b;
+	uint64_t from = b->bounds[k], to = b->bounds[k + 1];
 	umt_exec_iter it;
 	umt_exec_block blk;
 	umt_rec r;
 	int n = 0, rc = umt_exec_iter_init(&it, b->t, from, to);
+	if (rc == 0)
+		rc = sections_range(b, k, from, to, 0);
 	uint64_t dropped = from;
 	while (rc == 0 && (n = umt_exec_iter_next_block(&it, &blk, 4096)) > 0) {
 		for (int i = 0; i < n && rc == 0; i++) {
 			umt_block_rec(&blk, (uint32_t)i, &r);
-			rc = umt__ix_record_postings(b->t, &r, emit, s, &s->accesses);
+			rc = scan_record(s, k, &r);
 		}
 		atomic_fetch_add_explicit(&b->records_done, (uint64_t)n, memory_order_relaxed);
 		if (it.next_id - dropped >= ADVISE_EVERY) {
@@ -194,7 +219,9 @@ static int scan_range(struct scan_buf *s, uint64_t from, uint64_t to)
 		if (atomic_load_explicit(&b->stop, memory_order_relaxed))
 			return 0;
 	}
-	return rc < 0 ? rc : (n < 0 ? n : 0);
+	if (rc == 0 && n < 0)
+		rc = n;
+	return rc < 0 ? rc : sections_range(b, k, from, to, 1);
 }
 
 /* The worker's last buffer: kept in memory as a sorted run. */
@@ -224,7 +251,7 @@ static void *scan_main(void *arg)
 		unsigned k = atomic_fetch_add(&b->next_range, 1);
 		if (k >= b->nranges)
 			break;
-		rc = scan_range(&s, b->bounds[k], b->bounds[k + 1]);
+		rc = scan_range(&s, k);
 	}
 	if (rc == 0)
 		rc = keep(&s);
@@ -243,6 +270,9 @@ static int scan(struct ix_build *b)
 	if (b->bounds == NULL)
 		return umt__failf(UMT_E_NOMEM, "index build: out of memory");
 	int rc = umt_exec_split(b->t, b->nranges, b->bounds);
+	for (unsigned i = 0; rc == 0 && i < b->nsections; i++)
+		if ((b->states[i] = calloc(b->nranges, sizeof *b->states[i])) == NULL)
+			rc = umt__failf(UMT_E_NOMEM, "index build: out of memory");
 	if (rc == 0)
 		rc = umt__ixb_parallel(b, scan_main, UMT_INDEX_PHASE_SCAN, &b->records_done,
 		                       umt_exec_count(b->t));
@@ -274,11 +304,23 @@ static int open_dir(struct ix_build *b)
 	if (b->dirfd < 0)
 		return umt__failf(UMT_E_IO, "%s: cannot open the index directory: %s", b->dir,
 		                  strerror(errno));
-	return umt__commit_begin(b->dirfd, b->dir, "index.umti", &b->commit);
+	int rc = umt__ix_identity(b->t, &b->identity);
+	if (rc == 0)
+		rc = umt__commit_begin(b->dirfd, b->dir, "index.umti", &b->commit);
+	b->build_id = umt__fnv(UMT_FNV_SEED, &b->identity, sizeof b->identity);
+	while (umt__ix_sections[b->nsections] != NULL)
+		b->nsections++;
+	return rc;
 }
 
 static void release(struct ix_build *b)
 {
+	for (unsigned i = 0; i < b->nsections; i++) {
+		for (unsigned k = 0; b->states[i] && k < b->nranges; k++)
+			if (b->states[i][k])
+				umt__ix_sections[i]->free_state(b->states[i][k]);
+		free(b->states[i]);
+	}
 	for (size_t i = 0; i < b->nruns; i++)
 		free(b->runs[i].mem);
 	free(b->runs);
