@@ -960,9 +960,11 @@ static int read_text(const char *path, char **buf, size_t *size)
 {
 	/* O_NONBLOCK: opening a FIFO must not wait for a writer (it is then refused) */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return umt__failf(errno == ENOENT ? UMT_E_NOT_FOUND : UMT_E_IO, "%s: %s", path,
-		                  strerror(errno));
+	if (fd < 0) {
+		int err = errno; /* umt__failf() evaluates its code after formatting */
+		return umt__failf(err == ENOENT ? UMT_E_NOT_FOUND : UMT_E_IO, "%s: %s", path,
+		                  strerror(err));
+	}
 	struct stat st;
 	int rc = 0;
 	if (fstat(fd, &st) != 0) {
@@ -1272,9 +1274,11 @@ int umt_names_load_dir(const char *dir, umt_names **out)
 	if (dir == NULL || out == NULL)
 		return umt__failf(UMT_E_INVAL, "umt_names_load_dir: invalid argument");
 	struct stat st;
-	if (stat(dir, &st) != 0)
-		return umt__failf(errno == ENOENT ? UMT_E_NOT_FOUND : UMT_E_IO, "%s: %s", dir,
-		                  strerror(errno));
+	if (stat(dir, &st) != 0) {
+		int err = errno; /* umt__failf() evaluates its code after formatting */
+		return umt__failf(err == ENOENT ? UMT_E_NOT_FOUND : UMT_E_IO, "%s: %s", dir,
+		                  strerror(err));
+	}
 	if (!S_ISDIR(st.st_mode))
 		return umt__failf(UMT_E_IO, "%s: not a directory", dir);
 	umt_names *n = calloc(1, sizeof *n);

@@ -133,10 +133,54 @@ enum umt_file_id {
 /** The file name of a umt_file_id ("exec.vtable"), or "?" when out of range. */
 UMT_API const char *umt_file_name(int file);
 
-/** Flags of umt_trace_open(): an access hint for exec.vtable, exec.offsets, exec.prev_next.column. */
+/**
+ * Flags of umt_trace_open() and umt_trace_open_mem(): a bit set. At most one
+ * access hint (for exec.vtable, exec.offsets, exec.prev_next.column; the
+ * hints are mutually exclusive), and UMT_OPEN_SALVAGE.
+ */
 enum umt_open_flag {
-	UMT_OPEN_SEQUENTIAL = 1, /**< scans: aggressive read-ahead */
-	UMT_OPEN_RANDOM = 2      /**< lookups by ID on cold data: no read-around */
+	UMT_OPEN_SEQUENTIAL = 1u << 0, /**< hint: scans, aggressive read-ahead */
+	UMT_OPEN_RANDOM = 1u << 1,     /**< hint: lookups by ID on cold data, no read-around */
+	/**
+	 * Open a damaged or partial trace (a crashed tracer, a full disk, an
+	 * interrupted copy) for what it still holds, instead of failing:
+	 *   - the execution records are readable up to the last one that lies
+	 *     wholly inside exec.vtable and whose two exec.offsets entries exist
+	 *     (found by binary search over the offsets, never by a scan, and never
+	 *     past the data): umt_exec_count() is that count. A short exec.vtable
+	 *     header (< 16 bytes) leaves no record readable; the count declared is
+	 *     then taken from exec.offsets when its size is a whole number of
+	 *     entries, else open fails. exec.vtable itself is required;
+	 *   - each side table that is missing or whose header cannot be used
+	 *     (thread.itable, module.itable, address_space.itable, ins.itable,
+	 *     syscall.vtable or syscall.offsets, context_map.itable, trace.xml,
+	 *     exec.prev_next.column) is unavailable: its count is 0 and every
+	 *     accessor of it returns the failure open met (UMT_E_MISSING,
+	 *     UMT_E_IO, UMT_E_TRUNCATED, UMT_E_BOUNDS, UMT_E_VERSION) with a
+	 *     message "FILE: unavailable, lost at open: why". umt_context_map_get()
+	 *     then returns an empty map (ElemCount 0, DumpSize 0): contexts still
+	 *     give their memory references, not their registers;
+	 *   - a truncated *.itable keeps the rows wholly inside the file (and the
+	 *     part of its extra area inside it); a truncated syscall.offsets or
+	 *     exec.offsets keeps the entries that exist. An item between the
+	 *     readable count and the count declared returns the same failure
+	 *     ("FILE: row N lost at open: why"); one past the declared count is
+	 *     UMT_E_RANGE as usual;
+	 *   - exec.prev_next.column stays usable when it holds an entry for every
+	 *     readable record, else it is unavailable (thread iterators and
+	 *     umt_exec_links() return its failure).
+	 * umt_trace_get_info() says what was salvaged and lost. Everything that
+	 * opens is then read with the usual per-access checks. Without this flag
+	 * open fails on the first problem.
+	 */
+	UMT_OPEN_SALVAGE = 1u << 2
+};
+
+/** What open made of one file of the trace (umt_trace_info.file_status). */
+enum umt_file_status {
+	UMT_FILE_INTACT = 0,     /**< passed open's checks (also: an absent trace.xml) */
+	UMT_FILE_REDUCED = 1,    /**< damaged; what lies inside it is readable (the counts say how much) */
+	UMT_FILE_UNAVAILABLE = 2 /**< missing or unusable: its table reads as lost at open */
 };
 
 /** A caller-owned byte buffer standing for one file of a trace. */
@@ -158,10 +202,19 @@ typedef struct umt_buffer {
  * exec.vtable; exec.prev_next.column and syscall.offsets of exactly
  * RecordCount * 16 bytes; context_map.itable at least 17424 bytes.
  *
- * @param flags 0, or one access hint for the execution table's files
- *   (UMT_OPEN_SEQUENTIAL or UMT_OPEN_RANDOM, see umt_exec_advise()).
- * @return 0 and *out set; UMT_E_INVAL, UMT_E_NOMEM, UMT_E_IO, UMT_E_MISSING,
- *   UMT_E_VERSION, UMT_E_TRUNCATED, UMT_E_BOUNDS.
+ * A file of the trace that is a FIFO, a device or a directory fails open
+ * (UMT_E_IO, "not a regular file") without blocking.
+ *
+ * @param flags 0, or a bit set of enum umt_open_flag: at most one access
+ *   hint for the execution table's files (UMT_OPEN_SEQUENTIAL or
+ *   UMT_OPEN_RANDOM, see umt_exec_advise()), and UMT_OPEN_SALVAGE to open a
+ *   damaged trace for what it still holds.
+ * @return 0 and *out set; UMT_E_INVAL (NULL argument, unknown flag bits,
+ *   both hints), UMT_E_NOMEM, UMT_E_IO, UMT_E_MISSING, UMT_E_VERSION,
+ *   UMT_E_TRUNCATED, UMT_E_BOUNDS. With UMT_OPEN_SALVAGE, content errors
+ *   remain only for what cannot be salvaged: exec.vtable missing or
+ *   unreadable, its Version or RecordCount out of range, or a header shorter
+ *   than 16 bytes without a usable exec.offsets.
  */
 UMT_API int umt_trace_open(const char *dir, unsigned flags, umt_trace **out);
 
@@ -169,7 +222,7 @@ UMT_API int umt_trace_open(const char *dir, unsigned flags, umt_trace **out);
  * Opens a trace whose files are the caller's buffers, indexed by
  * umt_file_id (files[UMT_FILE_COUNT]); a buffer with data NULL is a missing
  * file. Nothing is copied: the buffers must stay valid and unchanged until
- * umt_trace_close(). Checks and errors as umt_trace_open().
+ * umt_trace_close(). Flags, checks and errors as umt_trace_open().
  */
 UMT_API int umt_trace_open_mem(const umt_buffer files[UMT_FILE_COUNT],
                                unsigned flags, umt_trace **out);
@@ -189,23 +242,48 @@ UMT_API int umt_trace_changed(const umt_trace *t);
 /** Size in bytes of one file of the trace (0 for a missing trace.xml). */
 UMT_API uint64_t umt_trace_file_size(const umt_trace *t, int file);
 
-/** Header values of an open trace, all validated at open. */
+/**
+ * Header values of an open trace, all validated at open, and what a salvage
+ * open (UMT_OPEN_SALVAGE) kept. Counts are what can be read; the declared
+ * counts are the headers' (equal unless salvaged). A table lost at open has
+ * count 0 and its versions and row sizes -1 or 0.
+ */
 typedef struct umt_trace_info {
-	uint64_t exec_count;          /**< execution records */
-	int32_t exec_version;         /**< exec.vtable Version (0 or 1) */
-	int32_t ins_record_version;   /**< insRec RecordVer (0 or 1) */
-	uint64_t ins_count;           /**< rows of ins.itable */
-	uint64_t syscall_count;       /**< syscall records */
-	int32_t syscall_version;      /**< syscall.vtable Version */
-	int32_t unified_ids_version;  /**< syscall.vtable UnifiedIDsVer (0 or 1) */
-	uint64_t module_count; /**< rows of module.itable */
-	uint64_t module_row_size;     /**< 48, or 64 with the 2015 fields */
-	uint64_t thread_count; /**< rows of thread.itable */
-	uint64_t thread_row_size;     /**< 40 in real traces, 48 per the spec */
-	uint64_t address_range_count; /**< rows of address_space.itable */
+	uint64_t exec_count;          /**< execution records readable */
+	int32_t exec_version;         /**< exec.vtable Version (0 or 1; -1 when its header was lost) */
+	int32_t ins_record_version;   /**< insRec RecordVer (0 or 1; -1 when lost) */
+	uint64_t ins_count;           /**< rows of ins.itable readable */
+	uint64_t syscall_count;       /**< syscall records reachable (pairs of syscall.offsets read) */
+	int32_t syscall_version;      /**< syscall.vtable Version (-1 when lost) */
+	int32_t unified_ids_version;  /**< syscall.vtable UnifiedIDsVer (0 or 1; -1 when lost) */
+	uint64_t module_count; /**< rows of module.itable readable */
+	uint64_t module_row_size;     /**< 48, or 64 with the 2015 fields (0 when lost) */
+	uint64_t thread_count; /**< rows of thread.itable readable */
+	uint64_t thread_row_size;     /**< 40 in real traces, 48 per the spec (0 when lost) */
+	uint64_t address_range_count; /**< rows of address_space.itable readable */
 	uint32_t dump_size;           /**< context map DumpSize: bytes of a register dump */
 	uint32_t context_map_elems;   /**< context map ElemCount */
-	int has_trace_xml;            /**< 1 when trace.xml is present */
+	int has_trace_xml;            /**< 1 when trace.xml is present (and readable) */
+	/**
+	 * 1 when the trace was opened with UMT_OPEN_SALVAGE and some file is not
+	 * UMT_FILE_INTACT: something was lost. 0 otherwise (a salvage open of an
+	 * intact trace included).
+	 */
+	int salvaged;
+	uint64_t exec_declared;       /**< exec.vtable RecordCount (or exec.offsets' when its header was lost) */
+	uint64_t ins_declared;        /**< ins.itable RowCount (0 when its header was lost) */
+	uint64_t syscall_declared;    /**< syscall.vtable RecordCount (0 when its header was lost) */
+	uint64_t module_declared;     /**< module.itable RowCount (0 when its header was lost) */
+	uint64_t thread_declared;     /**< thread.itable RowCount (0 when its header was lost) */
+	uint64_t address_range_declared; /**< address_space.itable RowCount (0 when lost) */
+	/** enum umt_file_status of each file, by umt_file_id (all UMT_FILE_INTACT unless salvaged). */
+	int file_status[UMT_FILE_COUNT];
+	/**
+	 * Why each file that is not intact was reduced or lost ("file of 812 bytes
+	 * holds 20 of the 41 entries..."), without the file name; NULL for intact
+	 * files. Valid until umt_trace_close().
+	 */
+	const char *file_problem[UMT_FILE_COUNT];
 } umt_trace_info;
 
 /** Fills @p out with the header values of @p t. @return 0, UMT_E_INVAL. */
