@@ -318,18 +318,16 @@ static bool lost_file(const umt_trace *t, size_t c)
 	return false;
 }
 
-/* Salvage: the table of check @p c is lost because of failure @p rc. */
+/*
+ * Salvage: the table of check @p c is lost. A failed check (@p rc) blames
+ * its first file; a file that could not be opened was marked then.
+ */
 static int lose_table(umt_trace *t, size_t c, int rc)
 {
-	for (int i = 0; i < 2; i++) {
-		int f = checks[c].files[i];
-		if (f >= 0 && t->salvage.status[f] != UMT_FILE_UNAVAILABLE) {
-			int err = umt__salvage_mark(t, f, UMT_FILE_UNAVAILABLE, rc, "%s",
-			                            umt__errmsg_after(f));
-			if (err < 0)
-				return err;
-		}
-	}
+	int f = checks[c].files[0];
+	if (rc < 0 && (rc = umt__salvage_mark(t, f, UMT_FILE_UNAVAILABLE, rc, "%s",
+	                                      umt__errmsg_after(f))) < 0)
+		return rc;
 	if (checks[c].check == check_syscall) { /* nothing reads the files then */
 		t->sys_count = 0;
 		t->sys_version = t->unified_ids_version = -1;
@@ -345,7 +343,7 @@ static int check_all(umt_trace *t)
 		if (!lost)
 			rc = checks[c].check(t);
 		if (lost || (rc < 0 && t->salvage.on && c > 0))
-			rc = lose_table(t, c, rc);
+			rc = lose_table(t, c, lost ? 0 : rc);
 		if (rc < 0)
 			return rc;
 	}
