@@ -4,10 +4,14 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 
+#include "check.h"
 #include "fixture.h"
 #include "std_trace.h"
 
@@ -96,9 +100,72 @@ static void test_empty_trace(void **state)
 	free(dir);
 }
 
+/* Replaces file @p f of trace directory @p dir with a FIFO that nothing ever writes. */
+static void make_fifo(const char *dir, int f)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/%s", dir, umt_file_name(f));
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(mkfifo(path, 0600), 0);
+}
+
+/*
+ * A file of the trace that is a FIFO: opening it for reading would wait for
+ * a writer forever. Open must refuse it at once (the test runs under
+ * alarm() and a ctest timeout, so a hang fails it), strict or salvage.
+ */
+static void test_fifo(void **state)
+{
+	(void)state;
+	alarm(60);
+	for (int f = 0; f < UMT_FILE_COUNT; f++) {
+		char *dir = fx_tmpdir();
+		assert_int_equal(fx_write_standard(dir, UMT_FLAVOUR_2015), 0);
+		make_fifo(dir, f);
+		umt_trace *tr = NULL;
+		fx_expect_error(umt_trace_open(dir, 0, &tr), UMT_E_IO, umt_file_name(f),
+		                "not a regular file");
+		assert_null(tr);
+		int rc = umt_trace_open(dir, UMT_OPEN_SALVAGE, &tr);
+		if (f == UMT_FILE_EXEC_VTABLE) {
+			fx_expect_error(rc, UMT_E_IO, "exec.vtable", "not a regular file");
+		} else {
+			/* salvage: that file's table is lost, the rest reads */
+			assert_int_equal(rc, 0);
+			umt_trace_info i;
+			umt_trace_get_info(tr, &i);
+			assert_int_equal(i.file_status[f], UMT_FILE_UNAVAILABLE);
+			assert_string_equal(i.file_problem[f], "not a regular file");
+			umt_rec r;
+			assert_int_equal(umt_exec_get(tr, 0, &r), f == UMT_FILE_EXEC_OFFSETS ? UMT_E_IO : 0);
+			umt_trace_close(tr);
+		}
+		fx_rmtree(dir);
+		free(dir);
+	}
+	/* exec.prev_next.column is mapped on first use: a FIFO put there after open */
+	char *dir = fx_tmpdir();
+	assert_int_equal(fx_write_standard(dir, UMT_FLAVOUR_2015), 0);
+	umt_trace *tr = fx_must_open_dir(dir);
+	make_fifo(dir, UMT_FILE_EXEC_PREV_NEXT);
+	int64_t prev, next;
+	fx_expect_error(umt_exec_links(tr, 0, &prev, &next), UMT_E_IO, "exec.prev_next.column",
+	                "not a regular file");
+	umt_trace_close(tr);
+	/* and a FIFO given as the trace directory */
+	char fifo[4096];
+	snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	fx_expect_error(umt_trace_open(fifo, 0, &tr), UMT_E_IO, "fifo", "cannot open");
+	fx_rmtree(dir);
+	free(dir);
+	alarm(0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fifo),
 		cmocka_unit_test(test_dir_and_memory_agree),
 		cmocka_unit_test(test_empty_buffer),
 		cmocka_unit_test(test_empty_trace),
