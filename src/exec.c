@@ -461,6 +461,8 @@ int umt__prev_next(const umt_trace *t, const struct umt_map **out)
 {
 	void *m;
 	int rc = umt__lazy_get(t, &prev_next_kind, &m);
+	if (rc == 0 && m == NULL) /* build_prev_next() never builds "nothing" */
+		rc = umt__fail(UMT_E_IO, UMT_FILE_EXEC_PREV_NEXT, UMT_LOC_NONE, 0, 0, "not mapped");
 	*out = m;
 	return rc;
 }

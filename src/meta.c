@@ -475,7 +475,7 @@ static int build(const char *name, const xmlNode *top, int layout, umt_meta **ou
 		rc = walk_leaves(&w, top); /* same tree, same limits: cannot fail */
 	}
 	free(w.path);
-	if (rc < 0) {
+	if (rc != 0) { /* the walks return 0 or a negative status */
 		free(m);
 		return rc;
 	}
@@ -731,7 +731,7 @@ static int load(const umt_trace *t, void **out)
 	if (rc < 0)
 		return rc;
 	if (f->present) {
-		umt_meta *m;
+		umt_meta *m = NULL;
 		rc = umt_meta_parse(f->data, f->size, umt_file_name(UMT_FILE_TRACE_XML), &m);
 		*out = m;
 		return rc;
@@ -771,7 +771,7 @@ int64_t umt__trace_xed_date(const umt_trace *t)
 	struct umt_loc loc;
 	snprintf(saved, sizeof saved, "%s", umt_errmsg());
 	umt__last_loc(&loc);
-	if (umt_trace_meta(t, &m) < 0) {
+	if (umt_trace_meta(t, &m) < 0 || m == NULL) { /* built, it is never NULL */
 		umt__fail_replay(&loc, saved);
 		return -1;
 	}

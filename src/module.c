@@ -296,9 +296,10 @@ static bool index_alloc(struct umt_module_index *ix, uint64_t n)
 	if (cap >= UINT32_MAX)
 		return false;
 	ix->n = n;
-	ix->load = malloc((n + 1) * sizeof *ix->load);
-	ix->unload = malloc((n + 1) * sizeof *ix->unload);
-	ix->id = malloc((n + 1) * sizeof *ix->id);
+	/* zeroed: every entry a lookup can reach is then defined, whatever the input */
+	ix->load = calloc(n + 1, sizeof *ix->load);
+	ix->unload = calloc(n + 1, sizeof *ix->unload);
+	ix->id = calloc(n + 1, sizeof *ix->id);
 	ix->bound = malloc(nev * sizeof *ix->bound);
 	ix->root = malloc(nev * sizeof *ix->root);
 	ix->node = calloc(cap, sizeof *ix->node);
@@ -361,6 +362,8 @@ int umt_module_find(const umt_trace *t, uint64_t address, uint64_t eid, uint64_t
 	if (rc < 0)
 		return rc;
 	const struct umt_module_index *ix = part;
+	if (ix == NULL) /* index_build() never builds "nothing" */
+		return no_module(address, eid);
 	/* The last bound <= address gives the modules covering it. */
 	uint64_t lo = 0, hi = ix->nbounds;
 	while (lo < hi) {

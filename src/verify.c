@@ -1082,6 +1082,8 @@ static void verify_exec(struct verifier *v)
 	umt_exec_iter_init(&it, t, 0, t->exec_count);
 	for (uint64_t id = 0; id < t->exec_count && !v->stop; id++) {
 		int rc = umt_exec_iter_next(&it, &r);
+		if (rc == 0)
+			break; /* the iterator's end: the count cannot change, but say so */
 		if (rc < 0) {
 			place(v, UMT_CHECK_EXEC, UMT_FILE_EXEC_VTABLE, UMT_LOC_RECORD, id);
 			if (want(v, UMT_CHECK_EXEC))
