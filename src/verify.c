@@ -909,9 +909,13 @@ static void verify_links(struct verifier *v, uint64_t id, struct vthread *st)
 /* The thread row a record belongs to, or NULL (reported) when outside the table. */
 static struct vthread *rec_thread(struct verifier *v, const umt_rec *r)
 {
-	if (r->thread_id >= 0 && (uint64_t)r->thread_id < v->t->thread.count)
+	const struct umt_itable *th = &v->t->thread;
+	if (r->thread_id >= 0 && (uint64_t)r->thread_id < th->count)
 		return &v->th[r->thread_id];
-	if (want(v, UMT_CHECK_EXEC))
+	/* a row lost at open (salvage) was reported once, by verify_salvage() */
+	bool lost = v->t->salvage.status[UMT_FILE_THREAD] == UMT_FILE_UNAVAILABLE ||
+	            (r->thread_id >= 0 && (uint64_t)r->thread_id < th->declared);
+	if (want(v, UMT_CHECK_EXEC) && !lost)
 		BAD(v, UMT_E_BOUNDS, r->offset,
 		    "ThreadID %d is outside the thread table (%llu threads)",
 		    r->thread_id, (unsigned long long)v->t->thread.count);
@@ -1075,7 +1079,9 @@ static void verify_exec(struct verifier *v)
 	const umt_trace *t = v->t;
 	if (!exec_state(v) || !links_ready(v))
 		return;
-	if (want(v, UMT_CHECK_EXEC))
+	/* a salvaged table's extent was reported by verify_salvage() */
+	if (want(v, UMT_CHECK_EXEC) && t->exec_count == t->exec_declared &&
+	    t->salvage.status[UMT_FILE_EXEC_VTABLE] == UMT_FILE_INTACT)
 		verify_extent(v);
 	umt_exec_iter it;
 	umt_rec r;

@@ -105,7 +105,10 @@ static const char global_help[] =
 	"  --json               JSON Lines on stdout, one object per record or row\n"
 	"  --xed-dir DIR        name tables: XED and syscall enum headers (default:\n"
 	"                       the UMT_XED_DIR environment variable)\n"
-	"  --keep-going         report a bad record on stderr and continue\n"
+	"  --keep-going         report a bad record on stderr and continue; a trace that\n"
+	"                       does not open is then read as with --salvage\n"
+	"  --salvage            open a damaged trace (truncated files, lost tables) and\n"
+	"                       read what it still holds; what was lost goes to stderr\n"
 	"  --quiet              no progress bar, no notes\n"
 	"  --help               this help, or the command's: umtdump COMMAND --help\n"
 	"  --version            the version\n"
@@ -246,6 +249,8 @@ static int parse_option(int argc, char **argv, int *i, struct parse *p)
 			return p->o.quiet = true, 0;
 		if (!strcmp(a, "--keep-going") || !strcmp(a, "-k"))
 			return p->o.keep_going = true, 0;
+		if (!strcmp(a, "--salvage"))
+			return p->o.salvage = true, 0;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h"))
 			return p->help = true, 0;
 		if (!strcmp(a, "--version"))
@@ -345,14 +350,16 @@ int main(int argc, char **argv)
 	if ((rc = load_names(&p.o)) != 0)
 		return rc;
 	umt_trace *t;
-	if ((rc = umt_trace_open(p.o.trace_dir, 0, &t)) < 0) {
-		report_error(rc);
+	int lost = EXIT_OK; /* EXIT_BAD_TRACE when the trace was salvaged */
+	if (open_trace(&p.o, &t, &lost) < 0) {
 		umt_names_free(p.o.names);
 		return EXIT_BAD_TRACE;
 	}
 	if (p.o.names && umt_names_check(p.o.names, t) < 0)
 		note(&p.o, "--xed-dir %s: %s", p.o.xed_dir, umt_errmsg());
 	int status = p.cmd->run(t, &p.o);
+	if (status == EXIT_OK)
+		status = lost;
 	umt_trace_close(t);
 	umt_names_free(p.o.names);
 	if (!out_flush() && !out_closed()) {
