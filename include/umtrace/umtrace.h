@@ -37,7 +37,16 @@
  *     the read-only mapping and stay valid until umt_trace_close().
  *   - IDs, counts and offsets are 64-bit everywhere.
  *   - A umt_trace is safe to share between threads for reading; iterators and
- *     other caller-owned structs belong to one thread at a time.
+ *     other caller-owned structs belong to one thread at a time. What is
+ *     built on first use (the exec.prev_next.column mapping, the module
+ *     index, parsed trace.xml, the bitmaps of checked records and rows) is
+ *     built once under the trace's lock and then read without one.
+ *   - In a trace opened with UMT_OPEN_SALVAGE, every accessor of a table
+ *     lost at open, or of an item past its readable count but within the
+ *     count its header declared, also returns the failure that lost it
+ *     (UMT_E_MISSING, UMT_E_IO, UMT_E_TRUNCATED, UMT_E_BOUNDS or
+ *     UMT_E_VERSION) with a message "FILE: unavailable, lost at open: why"
+ *     or "FILE: row N lost at open: why" (see UMT_OPEN_SALVAGE).
  */
 #ifndef UMTRACE_UMTRACE_H
 #define UMTRACE_UMTRACE_H
@@ -723,7 +732,11 @@ UMT_API int umt_exec_advise(const umt_trace *t, uint64_t begin, uint64_t end, in
 /** umt_exec_advise() for an iterator's remaining range [next_id, end_id). */
 UMT_API int umt_exec_iter_advise(const umt_exec_iter *it, int advice);
 
-/** Advises on the whole of one file of the trace (any umt_file_id). Errors as umt_exec_advise(). */
+/**
+ * Advises on the whole of one file of the trace (any umt_file_id;
+ * exec.prev_next.column only once mapped: before, nothing). Errors as
+ * umt_exec_advise().
+ */
 UMT_API int umt_trace_advise(const umt_trace *t, int file, int advice);
 
 /* ==== 7. Instructions: insRec, decodedIns ================================= */
@@ -990,7 +1003,9 @@ UMT_API int umt_lc_find_reg(const umt_trace *t, const umt_ins_exec *x, int reg, 
 
 /**
  * The trace's context map, in the mapping (17424 bytes, no table header,
- * ERRATA 5): DumpSize, ElemCount and the four arrays. NULL for NULL.
+ * ERRATA 5): DumpSize, ElemCount and the four arrays. NULL for NULL. When
+ * context_map.itable was lost at open (UMT_OPEN_SALVAGE), an empty map
+ * (DumpSize 0, ElemCount 0), never NULL.
  */
 UMT_API const umt_context_map *umt_context_map_get(const umt_trace *t);
 
@@ -1682,7 +1697,11 @@ UMT_API void umt_verify_options_init(umt_verify_options *o);
  * offset. One sequential pass over the execution records; memory is
  * O(threads) plus a fixed cache, independent of the record count. Tables
  * are checked first (trace.xml, context map, threads, modules, address
- * space, instructions, syscalls), the execution records last.
+ * space, instructions, syscalls), the execution records last. In a trace
+ * opened with UMT_OPEN_SALVAGE, each file reduced or lost at open is first
+ * reported as an error of its class ("FILE: reduced at open: why"), and
+ * what it lost is not reported again record by record (a lost thread row, a
+ * lost exec.prev_next.column: the chains are then not checked).
  * @p o may be NULL for the defaults; @p out may be NULL.
  * @return 0 when no error was found (warnings allowed; also when the check
  *   stopped early before any error); UMT_E_CORRUPT when errors were found
@@ -1900,6 +1919,19 @@ UMT_API uint64_t umt_writer_exec_count(const umt_writer *w);
  *   the old content. Traces are meant to be immutable once written: do not
  *   modify them while open. Open records each file's size, modification
  *   time, inode and device; umt_trace_changed() tells whether they moved.
+ *   Each accessor loads every field it checks once and uses that value, so
+ *   a file changed under the mapping gives wrong values or SIGBUS, never a
+ *   pointer that the accessor did not check; pointers and views returned
+ *   before the change describe the old content (a decoded instruction's
+ *   slots, a syscall's arguments are read again by later calls: those calls
+ *   check what they follow against the extents returned).
+ * - A file that is not a regular file (a FIFO, a device) fails open with
+ *   UMT_E_IO; it is opened without blocking, so a FIFO never hangs open.
+ * - UMT_OPEN_SALVAGE reads a damaged trace for what is inside its files; it
+ *   does not repair content: a record or row that is inside but corrupt
+ *   fails when read, as in any trace. Whether a record's bytes are complete
+ *   is told by its two exec.offsets entries only: a record cut short inside
+ *   a file that was then extended with garbage is not detected at open.
  * - Validation is layered: open checks headers in O(1); each accessor checks
  *   the one record or row it reads. Whole-trace consistency (monotonic
  *   offsets, cross references, thread chains) is not checked by open.
