@@ -22,14 +22,10 @@ int umt_address_range_get(const umt_trace *t, uint64_t id, const umt_address_ran
 {
 	if (t == NULL || row == NULL)
 		return umt__failf(UMT_E_INVAL, "umt_address_range_get: invalid argument");
-	int rc;
-	if (id >= t->aspace.count &&
-	    (rc = umt__lost(t, UMT_FILE_ADDRESS_SPACE, UMT_LOC_ROW, id, t->aspace.declared)) < 0)
-		return rc;
+	static const struct umt_range_msg m = {UMT_FILE_ADDRESS_SPACE, UMT_LOC_ROW,
+	                                       UMT_FILE_ADDRESS_SPACE, "range", "ranges"};
 	if (id >= t->aspace.count)
-		return umt__fail(UMT_E_RANGE, UMT_FILE_ADDRESS_SPACE, UMT_LOC_NONE, 0, 0,
-		                 "range %llu is out of range (%llu ranges)", (unsigned long long)id,
-		                 (unsigned long long)t->aspace.count);
+		return umt__out_of_range(t, &m, id, t->aspace.count, t->aspace.declared);
 	*row = range_row(t, id);
 	return 0;
 }

@@ -154,12 +154,7 @@ const umt_context_map *umt_context_map_get(const umt_trace *t)
 	return t ? t->cmap : NULL;
 }
 
-/*
- * Register @p reg below ElemCount (loaded once and clamped to the 512
- * entries of the arrays, whatever the mapping shows later). Out of range on
- * a map lost at open says so.
- */
-static int check_reg(const umt_trace *t, int reg, const char *fn)
+int umt__reg_check(const umt_trace *t, int reg, const char *fn)
 {
 	if (t == NULL)
 		return umt__failf(UMT_E_INVAL, "%s: invalid argument", fn);
@@ -181,7 +176,7 @@ static inline bool reg_present(const umt_reg_info *ri)
 
 int umt_context_map_reg(const umt_trace *t, int reg, umt_reg_desc *out)
 {
-	int rc = check_reg(t, reg, "umt_context_map_reg");
+	int rc = umt__reg_check(t, reg, "umt_context_map_reg");
 	if (rc < 0)
 		return rc;
 	if (out == NULL)
@@ -223,7 +218,7 @@ int umt_reg_by_name(const umt_trace *t, const char *name)
 
 int umt_context_reg(const umt_trace *t, const umt_context *c, int reg, umt_value *out)
 {
-	int rc = check_reg(t, reg, "umt_context_reg");
+	int rc = umt__reg_check(t, reg, "umt_context_reg");
 	if (rc < 0)
 		return rc;
 	if (c == NULL || c->regs == NULL || out == NULL)

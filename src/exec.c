@@ -170,11 +170,9 @@ int umt__exec_fill(const umt_trace *t, uint64_t id, uint64_t begin, uint64_t end
 /* Cold: record @p id is past the readable ones; it may have been lost at open. */
 static int __attribute__((noinline, cold)) record_out_of_range(const umt_trace *t, uint64_t id)
 {
-	int rc = umt__lost(t, UMT_FILE_EXEC_VTABLE, UMT_LOC_RECORD, id, t->exec_declared);
-	if (rc < 0)
-		return rc;
-	return umt__failf(UMT_E_RANGE, "record %llu is out of range (%llu records)",
-	                  (unsigned long long)id, (unsigned long long)t->exec_count);
+	static const struct umt_range_msg m = {UMT_FILE_EXEC_VTABLE, UMT_LOC_RECORD, -1, "record",
+	                                       "records"};
+	return umt__out_of_range(t, &m, id, t->exec_count, t->exec_declared);
 }
 
 int umt_exec_get(const umt_trace *t, uint64_t id, umt_rec *out)

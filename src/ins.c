@@ -38,11 +38,9 @@ static inline uint64_t row_offset(const umt_trace *t, uint64_t id)
 
 static int __attribute__((noinline, cold)) bad_id(const umt_trace *t, uint64_t id)
 {
-	int rc = umt__lost(t, UMT_FILE_INS, UMT_LOC_ROW, id, t->ins.declared);
-	if (rc < 0)
-		return rc;
-	return umt__failf(UMT_E_RANGE, "instruction %llu is out of range (%llu instructions)",
-	                  (unsigned long long)id, (unsigned long long)t->ins.count);
+	static const struct umt_range_msg m = {UMT_FILE_INS, UMT_LOC_ROW, -1, "instruction",
+	                                       "instructions"};
+	return umt__out_of_range(t, &m, id, t->ins.count, t->ins.declared);
 }
 
 int umt_ins_get(const umt_trace *t, uint64_t id, const umt_ins_rec **row)

@@ -284,6 +284,14 @@ static inline unsigned umt__cmap_elems(const umt_context_map *m)
 }
 
 /**
+ * context.c: register @p reg below the context map's ElemCount (loaded once
+ * and clamped to the 512 entries of its arrays, whatever the mapping shows
+ * later): 0, UMT_E_RANGE, the loss at open of a salvaged map, or
+ * UMT_E_INVAL for a NULL @p t (naming @p fn).
+ */
+UMT_HIDDEN int umt__reg_check(const umt_trace *t, int reg, const char *fn);
+
+/**
  * meta.c: the trace's XED version as a number (20150121), parsing trace.xml
  * on first use; -1 when unknown (no trace.xml, no date, malformed file).
  * Pin build numbers (56759) are returned as they are (< 19000000).
@@ -335,6 +343,21 @@ UMT_HIDDEN void umt__salvage_release(umt_trace *t);
  */
 UMT_HIDDEN int umt__lost(const umt_trace *t, int file, enum umt_loc_kind kind, uint64_t id,
                          uint64_t declared);
+
+/** How a table words an ID past its readable items. */
+struct umt_range_msg {
+	int lost_file;            /* the table's file, for umt__lost() */
+	enum umt_loc_kind kind;   /* UMT_LOC_RECORD or UMT_LOC_ROW */
+	int range_file;           /* the file the range error names, -1 for none */
+	const char *item, *items; /* "thread", "threads" */
+};
+
+/**
+ * The cold path of an accessor given @p id >= @p count: the loss at open
+ * (umt__lost()), else UMT_E_RANGE "ITEM N is out of range (COUNT ITEMS)".
+ */
+UMT_HIDDEN int umt__out_of_range(const umt_trace *t, const struct umt_range_msg *m, uint64_t id,
+                                 uint64_t count, uint64_t declared);
 
 /* ---- writer helpers (utf.c) ------------------------------------------- */
 

@@ -41,12 +41,9 @@ static uint64_t row_offset(const umt_trace *t, uint64_t id)
 
 static int __attribute__((noinline, cold)) module_out_of_range(const umt_trace *t, uint64_t id)
 {
-	int rc = umt__lost(t, UMT_FILE_MODULE, UMT_LOC_ROW, id, t->module.declared);
-	if (rc < 0)
-		return rc;
-	return umt__fail(UMT_E_RANGE, UMT_FILE_MODULE, UMT_LOC_NONE, 0, 0,
-	                 "module %llu is out of range (%llu rows)", (unsigned long long)id,
-	                 (unsigned long long)t->module.count);
+	static const struct umt_range_msg m = {UMT_FILE_MODULE, UMT_LOC_ROW, UMT_FILE_MODULE,
+	                                       "module", "rows"};
+	return umt__out_of_range(t, &m, id, t->module.count, t->module.declared);
 }
 
 int umt_module_get(const umt_trace *t, uint64_t id, const umt_module_rec **row)

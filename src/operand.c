@@ -333,14 +333,9 @@ int umt_lc_find_reg(const umt_trace *t, const umt_ins_exec *x, int reg, int when
 	    group_range(x, when, &lo, &hi) < 0)
 		return umt__failf(UMT_E_INVAL, "umt_lc_find_reg: invalid argument");
 	const umt_context_map *m = t->cmap;
-	unsigned elems = umt__cmap_elems(t->cmap); /* loaded once, never past the arrays */
-	if (reg < 0 || (unsigned)reg >= elems) {
-		int rc = umt__lost(t, UMT_FILE_CONTEXT_MAP, UMT_LOC_NONE, 0, 0);
-		return rc < 0 ? rc
-		              : umt__failf(UMT_E_RANGE,
-		                           "register %d is outside the context map (ElemCount %u)",
-		                           reg, elems);
-	}
+	int rc = umt__reg_check(t, reg, "umt_lc_find_reg");
+	if (rc < 0)
+		return rc;
 	const umt_reg_info *map = x->is_64bit ? m->RegMap64 : m->RegMap32;
 	int found = -1;
 	int64_t rel = 0;

@@ -194,6 +194,17 @@ int umt__salvage_exec(umt_trace *t, int rc, bool header_ok)
 
 /* ---- what accessors say about lost items -------------------------------------- */
 
+int umt__out_of_range(const umt_trace *t, const struct umt_range_msg *m, uint64_t id,
+                      uint64_t count, uint64_t declared)
+{
+	int rc = umt__lost(t, m->lost_file, m->kind, id, declared);
+	if (rc < 0)
+		return rc;
+	return umt__fail(UMT_E_RANGE, m->range_file, UMT_LOC_NONE, 0, 0,
+	                 "%s %llu is out of range (%llu %s)", m->item, (unsigned long long)id,
+	                 (unsigned long long)count, m->items);
+}
+
 /* The file to blame for a lost item of the table in @p file: its index file when the damage is there. */
 static int blamed(const umt_trace *t, int file)
 {

@@ -88,12 +88,9 @@ bad_extras(uint64_t id, uint64_t off, uint64_t size, const umt_syscall_rec *r)
 
 static int __attribute__((noinline, cold)) syscall_out_of_range(const umt_trace *t, uint64_t id)
 {
-	int rc = umt__lost(t, UMT_FILE_SYSCALL_VTABLE, UMT_LOC_RECORD, id, t->sys_declared);
-	if (rc < 0)
-		return rc;
-	return umt__fail(UMT_E_RANGE, UMT_FILE_SYSCALL_OFFSETS, UMT_LOC_NONE, 0, 0,
-	                 "syscall %llu is out of range (%llu records)", (unsigned long long)id,
-	                 (unsigned long long)t->sys_count);
+	static const struct umt_range_msg m = {UMT_FILE_SYSCALL_VTABLE, UMT_LOC_RECORD,
+	                                       UMT_FILE_SYSCALL_OFFSETS, "syscall", "records"};
+	return umt__out_of_range(t, &m, id, t->sys_count, t->sys_declared);
 }
 
 int umt_syscall_get(const umt_trace *t, uint64_t id, umt_syscall *out)

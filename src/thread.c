@@ -11,11 +11,9 @@ uint64_t umt_thread_count(const umt_trace *t)
 
 static int __attribute__((noinline, cold)) thread_out_of_range(const umt_trace *t, uint64_t id)
 {
-	int rc = umt__lost(t, UMT_FILE_THREAD, UMT_LOC_ROW, id, t->thread.declared);
-	if (rc < 0)
-		return rc;
-	return umt__failf(UMT_E_RANGE, "thread %llu is out of range (%llu threads)",
-	                  (unsigned long long)id, (unsigned long long)t->thread.count);
+	static const struct umt_range_msg m = {UMT_FILE_THREAD, UMT_LOC_ROW, -1, "thread",
+	                                       "threads"};
+	return umt__out_of_range(t, &m, id, t->thread.count, t->thread.declared);
 }
 
 int umt_thread_get(const umt_trace *t, uint64_t id, const umt_thread_rec **row)

@@ -579,12 +579,7 @@ static void expect(struct fx_trace *t, bool harmless, const char *fmt, ...)
 static void cut_copy(struct fx_trace *dst, int fx, int f, size_t size)
 {
 	fx_copy(dst, &base[fx]);
-	uint8_t *p = malloc(size ? size : 1);
-	memcpy(p, dst->data[f], size);
-	free(dst->data[f]);
-	dst->data[f] = p;
-	dst->size[f] = size;
-	fx_sync(dst);
+	fx_truncate(dst, f, size);
 }
 
 static void put(uint8_t *p, int width, uint64_t v)

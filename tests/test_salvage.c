@@ -82,12 +82,7 @@ static uint64_t records_inside(uint64_t cut)
 static void cut(struct fx_trace *t, int f, size_t size)
 {
 	fx_copy(t, &base);
-	uint8_t *p = malloc(size ? size : 1);
-	memcpy(p, t->data[f], size);
-	free(t->data[f]);
-	t->data[f] = p;
-	t->size[f] = size;
-	fx_sync(t);
+	fx_truncate(t, f, size);
 }
 
 static umt_trace *open_salvage(struct fx_trace *t)
@@ -339,8 +334,7 @@ static void test_exec_header_lost(void **state)
 	/* exec.offsets not a whole number of entries: the count is unknown */
 	fx_free(&t);
 	cut(&t, UMT_FILE_EXEC_VTABLE, 12);
-	t.size[UMT_FILE_EXEC_OFFSETS] = 8 * 10 + 3;
-	fx_sync(&t);
+	fx_truncate(&t, UMT_FILE_EXEC_OFFSETS, 8 * 10 + 3);
 	tr = NULL;
 	fx_expect_error(umt_trace_open_mem(t.buf, UMT_OPEN_SALVAGE, &tr), UMT_E_TRUNCATED,
 	                "exec.vtable", "does not give the record count");
@@ -405,13 +399,7 @@ static void test_prev_next_cuts(void **state)
 	for (int extra = -1; extra <= 3; extra++) {
 		struct fx_trace t;
 		cut(&t, UMT_FILE_EXEC_VTABLE, rec_off(k));
-		uint64_t pn = 16 * k + (uint64_t)(extra < 0 ? -16 : extra);
-		uint8_t *q = malloc(pn);
-		memcpy(q, t.data[UMT_FILE_EXEC_PREV_NEXT], pn);
-		free(t.data[UMT_FILE_EXEC_PREV_NEXT]);
-		t.data[UMT_FILE_EXEC_PREV_NEXT] = q;
-		t.size[UMT_FILE_EXEC_PREV_NEXT] = pn;
-		fx_sync(&t);
+		fx_truncate(&t, UMT_FILE_EXEC_PREV_NEXT, 16 * k + (uint64_t)(extra < 0 ? -16 : extra));
 		umt_trace *tr = open_salvage(&t);
 		umt_trace_info i;
 		umt_trace_get_info(tr, &i);
@@ -544,9 +532,10 @@ static void expect_module_names(const umt_trace *tr, const struct geom *g, uint6
 	}
 }
 
-/* Cuts fixed-size table @p f everywhere and checks each outcome. */
-static void itable_cuts(int f)
+/* Cuts the fixed-size table whose umt_file_id is *state everywhere and checks each outcome. */
+static void test_itable_cuts(void **state)
 {
+	int f = *(const int *)*state;
 	struct geom g = geom_of(f);
 	size_t size = base.size[f];
 	uint64_t bounds[64], points[256];
@@ -591,30 +580,6 @@ static void itable_cuts(int f)
 		umt_trace_close(tr);
 		fx_free(&t);
 	}
-}
-
-static void test_thread_cuts(void **state)
-{
-	(void)state;
-	itable_cuts(UMT_FILE_THREAD);
-}
-
-static void test_module_cuts(void **state)
-{
-	(void)state;
-	itable_cuts(UMT_FILE_MODULE);
-}
-
-static void test_address_space_cuts(void **state)
-{
-	(void)state;
-	itable_cuts(UMT_FILE_ADDRESS_SPACE);
-}
-
-static void test_ins_cuts(void **state)
-{
-	(void)state;
-	itable_cuts(UMT_FILE_INS);
 }
 
 /* ---- syscalls ---------------------------------------------------------------------- */
@@ -918,6 +883,8 @@ static void test_bad_headers(void **state)
 
 int main(void)
 {
+	static const int thread = UMT_FILE_THREAD, module = UMT_FILE_MODULE,
+	                 aspace = UMT_FILE_ADDRESS_SPACE, ins = UMT_FILE_INS;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_intact),
 		cmocka_unit_test(test_exec_vtable_cuts),
@@ -925,10 +892,10 @@ int main(void)
 		cmocka_unit_test(test_exec_header_lost),
 		cmocka_unit_test(test_prev_next_cuts),
 		cmocka_unit_test(test_prev_next_directory),
-		cmocka_unit_test(test_thread_cuts),
-		cmocka_unit_test(test_module_cuts),
-		cmocka_unit_test(test_address_space_cuts),
-		cmocka_unit_test(test_ins_cuts),
+		cmocka_unit_test_prestate(test_itable_cuts, (void *)&thread),
+		cmocka_unit_test_prestate(test_itable_cuts, (void *)&module),
+		cmocka_unit_test_prestate(test_itable_cuts, (void *)&aspace),
+		cmocka_unit_test_prestate(test_itable_cuts, (void *)&ins),
 		cmocka_unit_test(test_syscall_vtable_cuts),
 		cmocka_unit_test(test_syscall_offsets_cuts),
 		cmocka_unit_test(test_context_map_cuts),
