@@ -474,8 +474,7 @@ int umt_exec_links(const umt_trace *t, uint64_t id, int64_t *prev, int64_t *next
 	if (t == NULL)
 		return umt__failf(UMT_E_INVAL, "umt_exec_links: invalid argument");
 	if (id >= t->exec_count)
-		return umt__failf(UMT_E_RANGE, "record %llu is out of range (%llu records)",
-		                  (unsigned long long)id, (unsigned long long)t->exec_count);
+		return record_out_of_range(t, id);
 	const struct umt_map *pn;
 	int rc = umt__prev_next(t, &pn);
 	if (rc < 0)
@@ -494,8 +493,7 @@ int umt_thread_iter_init(umt_thread_iter *it, const umt_trace *t, uint64_t start
 	if (it == NULL || t == NULL || (direction != UMT_FORWARD && direction != UMT_BACKWARD))
 		return umt__failf(UMT_E_INVAL, "umt_thread_iter_init: invalid argument");
 	if (start_id >= t->exec_count)
-		return umt__failf(UMT_E_RANGE, "record %llu is out of range (%llu records)",
-		                  (unsigned long long)start_id, (unsigned long long)t->exec_count);
+		return record_out_of_range(t, start_id);
 	const struct umt_map *pn;
 	int rc = umt__prev_next(t, &pn);
 	if (rc < 0)

@@ -338,12 +338,12 @@ static int lose_table(umt_trace *t, size_t c, int rc)
 static int check_all(umt_trace *t)
 {
 	for (size_t c = 0; c < sizeof checks / sizeof checks[0]; c++) {
-		int rc = 0;
-		bool lost = t->salvage.on && c > 0 && lost_file(t, c);
-		if (!lost)
-			rc = checks[c].check(t);
-		if (lost || (rc < 0 && t->salvage.on && c > 0))
-			rc = lose_table(t, c, lost ? 0 : rc);
+		/* a side table can be lost; the execution table is salvaged or fails */
+		bool side = t->salvage.on && checks[c].check != check_exec;
+		bool lost = side && lost_file(t, c);
+		int rc = lost ? 0 : checks[c].check(t);
+		if (lost || (rc < 0 && side))
+			rc = lose_table(t, c, rc);
 		if (rc < 0)
 			return rc;
 	}
