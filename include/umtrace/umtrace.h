@@ -4,7 +4,8 @@
  * Map of this header:
  *   1. Version and export macros
  *   2. Errors: status codes, umt_strerror(), umt_errmsg()
- *   3. Opening a trace: umt_trace_open(), umt_trace_open_mem(), file names
+ *   3. Opening a trace: umt_trace_open(), umt_trace_open_mem(), file names,
+ *      salvaging damaged traces (UMT_OPEN_SALVAGE), umt_trace_get_info()
  *   4. Execution records: umt_rec, umt_exec_get(), typed accessors
  *   5. Register contexts of records: umt_context, memory references
  *   6. Iterators: record order (umt_exec_iter) and thread order (umt_thread_iter)
