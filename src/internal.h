@@ -353,11 +353,20 @@ struct umt_range_msg {
 };
 
 /**
- * The cold path of an accessor given @p id >= @p count: the loss at open
- * (umt__lost()), else UMT_E_RANGE "ITEM N is out of range (COUNT ITEMS)".
+ * The cold path of an accessor given @p id >= @p count: records the loss at
+ * open (umt__lost()), else UMT_E_RANGE "ITEM N is out of range (COUNT
+ * ITEMS)", and returns that code. Use umt__out_of_range().
  */
-UMT_HIDDEN int umt__out_of_range(const umt_trace *t, const struct umt_range_msg *m, uint64_t id,
-                                 uint64_t count, uint64_t declared);
+UMT_HIDDEN int umt__out_of_range_record(const umt_trace *t, const struct umt_range_msg *m,
+                                        uint64_t id, uint64_t count, uint64_t declared);
+
+/* umt__out_of_range_record(), visibly negative to the caller and the analyser. */
+static inline int umt__out_of_range(const umt_trace *t, const struct umt_range_msg *m,
+                                    uint64_t id, uint64_t count, uint64_t declared)
+{
+	int rc = umt__out_of_range_record(t, m, id, count, declared);
+	return rc < 0 ? rc : UMT_E_RANGE;
+}
 
 /* ---- writer helpers (utf.c) ------------------------------------------- */
 

@@ -194,8 +194,8 @@ int umt__salvage_exec(umt_trace *t, int rc, bool header_ok)
 
 /* ---- what accessors say about lost items -------------------------------------- */
 
-int umt__out_of_range(const umt_trace *t, const struct umt_range_msg *m, uint64_t id,
-                      uint64_t count, uint64_t declared)
+int umt__out_of_range_record(const umt_trace *t, const struct umt_range_msg *m, uint64_t id,
+                             uint64_t count, uint64_t declared)
 {
 	int rc = umt__lost(t, m->lost_file, m->kind, id, declared);
 	if (rc < 0)
