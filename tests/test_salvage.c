@@ -29,6 +29,7 @@
 #include "std_trace.h"
 
 static struct fx_trace base; /* the standard 2015 trace, intact */
+static unsigned cuts[UMT_FILE_COUNT]; /* cut traces made, by file */
 
 static int setup(void **state)
 {
@@ -44,6 +45,12 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
+	unsigned total = 0;
+	for (int f = 0; f < UMT_FILE_COUNT; f++) {
+		print_message("%-22s cut at %u points\n", umt_file_name(f), cuts[f]);
+		total += cuts[f];
+	}
+	print_message("%u cut traces opened strict and salvaged\n", total);
 	fx_free(&base);
 	return 0;
 }
@@ -83,6 +90,7 @@ static void cut(struct fx_trace *t, int f, size_t size)
 {
 	fx_copy(t, &base);
 	fx_truncate(t, f, size);
+	cuts[f]++;
 }
 
 static umt_trace *open_salvage(struct fx_trace *t)
