@@ -167,13 +167,20 @@ int umt__exec_fill(const umt_trace *t, uint64_t id, uint64_t begin, uint64_t end
 	return 0;
 }
 
+/* Cold: record @p id is past the readable ones; it may have been lost at open. */
+static int __attribute__((noinline, cold)) record_out_of_range(const umt_trace *t, uint64_t id)
+{
+	static const struct umt_range_msg m = {UMT_FILE_EXEC_VTABLE, UMT_LOC_RECORD, -1, "record",
+	                                       "records"};
+	return umt__out_of_range(t, &m, id, t->exec_count, t->exec_declared);
+}
+
 int umt_exec_get(const umt_trace *t, uint64_t id, umt_rec *out)
 {
 	if (UMT_UNLIKELY(t == NULL || out == NULL))
 		return umt__failf(UMT_E_INVAL, "umt_exec_get: invalid argument");
 	if (UMT_UNLIKELY(id >= t->exec_count))
-		return umt__failf(UMT_E_RANGE, "record %llu is out of range (%llu records)",
-		                  (unsigned long long)id, (unsigned long long)t->exec_count);
+		return record_out_of_range(t, id);
 	const uint8_t *o = t->exec_offsets + id * 8;
 	return umt__exec_fill(t, id, umt__ld64(o), umt__ld64(o + 8), out);
 }
@@ -248,27 +255,30 @@ int umt_rec_context(const umt_trace *t, const umt_rec *r, umt_context *out)
 	uint64_t at = (r->type == UMT_REC_SYSCALL_ENTRY || r->type == UMT_REC_SYSCALL_EXIT)
 	                      ? offsetof(umt_exec_syscall, Context)
 	                      : offsetof(umt_exec_context, Context);
-	/* The type's minimum size guarantees the 16-byte rmContext header. */
+	/* The type's minimum size guarantees the 16-byte rmContext header. Each
+	 * field is loaded once: what is checked is what is used. */
 	const umt_rm_context *c = (const umt_rm_context *)(r->data + at);
+	int32_t mem_count = c->MemCount;
+	int64_t regs_fp = c->RegsFP;
 	uint64_t avail = r->size - at, file_off = r->offset + at;
 	uint64_t dump = t->cmap->DumpSize;
-	if (c->MemCount < 0 || (uint64_t)c->MemCount > (avail - sizeof *c) / sizeof(umt_context_mem))
+	if (mem_count < 0 || (uint64_t)mem_count > (avail - sizeof *c) / sizeof(umt_context_mem))
 		return umt__fail(UMT_E_BOUNDS, UMT_FILE_EXEC_VTABLE, UMT_LOC_RECORD, r->id, file_off,
 		                 "rmContext MemCount %d does not fit in the record (%llu bytes left)",
-		                 c->MemCount, (unsigned long long)avail);
-	if (c->RegsFP < 0 || !umt__span_ok((uint64_t)c->RegsFP, dump, avail))
+		                 mem_count, (unsigned long long)avail);
+	if (regs_fp < 0 || !umt__span_ok((uint64_t)regs_fp, dump, avail))
 		return umt__fail(UMT_E_BOUNDS, UMT_FILE_EXEC_VTABLE, UMT_LOC_RECORD, r->id,
 		                 file_off + 8,
 		                 "rmContext RegsFP 0x%llx + DumpSize %llu points past the record (%llu bytes left)",
-		                 (unsigned long long)c->RegsFP, (unsigned long long)dump,
+		                 (unsigned long long)regs_fp, (unsigned long long)dump,
 		                 (unsigned long long)avail);
 	out->base = (const uint8_t *)c;
-	out->regs = out->base + c->RegsFP;
+	out->regs = out->base + regs_fp;
 	out->avail = avail;
 	out->record_id = r->id;
 	out->offset = file_off;
 	out->regs_size = (uint32_t)dump;
-	out->mem_count = (uint32_t)c->MemCount;
+	out->mem_count = (uint32_t)mem_count;
 	out->is_64bit = umt_rec_is_64bit(r);
 	return 0;
 }
@@ -282,16 +292,16 @@ int umt_context_mem_get(const umt_context *c, uint32_t index, umt_mem_ref *out)
 		                  c->mem_count);
 	uint64_t at = sizeof(umt_rm_context) + (uint64_t)index * sizeof(umt_context_mem);
 	const umt_context_mem *m = (const umt_context_mem *)(c->base + at);
-	if (m->Size < 0 || m->DataFP < 0 ||
-	    !umt__span_ok((uint64_t)m->DataFP, (uint64_t)m->Size, c->avail))
+	int64_t size = m->Size, data_fp = m->DataFP; /* loaded once: checked as used */
+	if (size < 0 || data_fp < 0 || !umt__span_ok((uint64_t)data_fp, (uint64_t)size, c->avail))
 		return umt__fail(UMT_E_BOUNDS, UMT_FILE_EXEC_VTABLE, UMT_LOC_RECORD, c->record_id,
 		                 c->offset + at,
 		                 "contextMem %u: DataFP 0x%llx, Size %lld points past the record (%llu bytes from the rmContext)",
-		                 index, (unsigned long long)m->DataFP, (long long)m->Size,
+		                 index, (unsigned long long)data_fp, (long long)size,
 		                 (unsigned long long)c->avail);
 	out->address = (uint64_t)m->Address;
-	out->size = (uint64_t)m->Size;
-	out->data = c->base + m->DataFP;
+	out->size = (uint64_t)size;
+	out->data = c->base + data_fp;
 	return 0;
 }
 
@@ -348,32 +358,22 @@ static uint32_t good_run(const umt_exec_iter *it, uint64_t id, uint32_t max)
  */
 #define CHUNK_SHIFT 12
 #define CHUNK ((uint64_t)1 << CHUNK_SHIFT)
-static uint64_t no_bitmap[1];
 
-static uint64_t *checked_chunks(const umt_trace *ct)
+/* Allocates the bitmap; none when memory is short (every block is then checked). */
+static int build_checked_chunks(const umt_trace *t, void **out)
 {
-	umt_trace *t = (umt_trace *)(uintptr_t)ct; /* lazily filled cache */
-	uint64_t *bits = atomic_load_explicit(&t->exec_checked, memory_order_acquire);
-	if (UMT_LIKELY(bits != NULL))
-		return bits == no_bitmap ? NULL : bits;
-	pthread_mutex_lock(&t->lazy_lock);
-	bits = atomic_load_explicit(&t->exec_checked, memory_order_relaxed);
-	if (bits == NULL) {
-		bits = calloc((t->exec_count >> CHUNK_SHIFT) / 64 + 1, sizeof *bits);
-		if (bits == NULL)
-			bits = no_bitmap; /* check every time instead */
-		atomic_store_explicit(&t->exec_checked, bits, memory_order_release);
-	}
-	pthread_mutex_unlock(&t->lazy_lock);
-	return bits == no_bitmap ? NULL : bits;
+	*out = calloc((t->exec_count >> CHUNK_SHIFT) / 64 + 1, sizeof(uint64_t));
+	return 0;
 }
 
-void umt__exec_release(umt_trace *t)
+static const struct umt_lazy_kind checked_chunks_kind = {UMT_LAZY_EXEC_CHECKED,
+                                                          build_checked_chunks, free};
+
+/* The bitmap, allocated on the first block scan; NULL when there is none. */
+static uint64_t *checked_chunks(const umt_trace *t)
 {
-	uint64_t *bits = atomic_load_explicit(&t->exec_checked, memory_order_relaxed);
-	if (bits != no_bitmap)
-		free(bits);
-	atomic_store_explicit(&t->exec_checked, NULL, memory_order_relaxed);
+	void *bits;
+	return umt__lazy_get(t, &checked_chunks_kind, &bits) == 0 ? bits : NULL;
 }
 
 static bool chunk_checked(const uint64_t *bits, uint64_t chunk)
@@ -420,6 +420,51 @@ int umt_exec_iter_next_block(umt_exec_iter *it, umt_exec_block *b, uint32_t max)
 	return (int)n;
 }
 
+/* ---- exec.prev_next.column, mapped on first use ------------------------------ */
+
+/*
+ * A mapping of its own, not t->files[]: the handle's files stay as open set
+ * them (other threads read them), and close releases it as a lazy part.
+ */
+static int build_prev_next(const umt_trace *t, void **out)
+{
+	int rc = umt__lost(t, UMT_FILE_EXEC_PREV_NEXT, UMT_LOC_NONE, 0, 0);
+	if (rc < 0)
+		return rc;
+	struct umt_map *m = malloc(sizeof *m);
+	if (m == NULL)
+		return umt__fail(UMT_E_NOMEM, UMT_FILE_EXEC_PREV_NEXT, UMT_LOC_NONE, 0, 0,
+		                 "out of memory");
+	*m = t->files[UMT_FILE_EXEC_PREV_NEXT]; /* identity from open; caller buffers: the bytes */
+	if (t->dirfd >= 0 && (rc = umt__map_later(t->dirfd, UMT_FILE_EXEC_PREV_NEXT, m)) < 0) {
+		free(m);
+		return rc;
+	}
+	if (t->open_advice != UMT_ADVISE_NORMAL) /* a hint: failure to apply it is harmless */
+		(void)umt__map_advise(m, UMT_FILE_EXEC_PREV_NEXT, 0, m->size, t->open_advice);
+	*out = m;
+	return 0;
+}
+
+static void release_prev_next(void *p)
+{
+	umt__unmap(p);
+	free(p);
+}
+
+static const struct umt_lazy_kind prev_next_kind = {UMT_LAZY_PREV_NEXT, build_prev_next,
+                                                     release_prev_next};
+
+int umt__prev_next(const umt_trace *t, const struct umt_map **out)
+{
+	void *m;
+	int rc = umt__lazy_get(t, &prev_next_kind, &m);
+	if (rc == 0 && m == NULL) /* build_prev_next() never builds "nothing" */
+		rc = umt__fail(UMT_E_IO, UMT_FILE_EXEC_PREV_NEXT, UMT_LOC_NONE, 0, 0, "not mapped");
+	*out = m;
+	return rc;
+}
+
 /* ---- iterator along a thread -------------------------------------------- */
 
 #define THREAD_UNKNOWN INT64_MIN
@@ -429,12 +474,12 @@ int umt_exec_links(const umt_trace *t, uint64_t id, int64_t *prev, int64_t *next
 	if (t == NULL)
 		return umt__failf(UMT_E_INVAL, "umt_exec_links: invalid argument");
 	if (id >= t->exec_count)
-		return umt__failf(UMT_E_RANGE, "record %llu is out of range (%llu records)",
-		                  (unsigned long long)id, (unsigned long long)t->exec_count);
-	const uint8_t *pn = umt__prev_next(t);
-	if (pn == NULL)
-		return UMT_E_IO; /* message set by the mapping */
-	const umt_prev_next *e = (const umt_prev_next *)(pn + id * sizeof(umt_prev_next));
+		return record_out_of_range(t, id);
+	const struct umt_map *pn;
+	int rc = umt__prev_next(t, &pn);
+	if (rc < 0)
+		return rc;
+	const umt_prev_next *e = (const umt_prev_next *)(pn->data + id * sizeof(umt_prev_next));
 	if (prev)
 		*prev = e->Prev;
 	if (next)
@@ -448,10 +493,11 @@ int umt_thread_iter_init(umt_thread_iter *it, const umt_trace *t, uint64_t start
 	if (it == NULL || t == NULL || (direction != UMT_FORWARD && direction != UMT_BACKWARD))
 		return umt__failf(UMT_E_INVAL, "umt_thread_iter_init: invalid argument");
 	if (start_id >= t->exec_count)
-		return umt__failf(UMT_E_RANGE, "record %llu is out of range (%llu records)",
-		                  (unsigned long long)start_id, (unsigned long long)t->exec_count);
-	if (umt__prev_next(t) == NULL)
-		return UMT_E_IO;
+		return record_out_of_range(t, start_id);
+	const struct umt_map *pn;
+	int rc = umt__prev_next(t, &pn);
+	if (rc < 0)
+		return rc;
 	it->trace = t;
 	it->next_id = (int64_t)start_id;
 	it->prev_id = -1;
@@ -524,10 +570,14 @@ int umt_thread_iter_next(umt_thread_iter *it, umt_rec *out)
 		it->next_id = -1;
 		return rc;
 	}
+	const struct umt_map *pn;
+	if ((rc = umt__prev_next(it->trace, &pn)) < 0) { /* mapped by init: cannot fail */
+		it->next_id = -1;
+		return rc;
+	}
 	it->thread_id = out->thread_id;
 	it->prev_id = it->next_id;
-	const umt_prev_next *e = (const umt_prev_next *)(umt__prev_next(it->trace) +
-	                                                  out->id * sizeof(umt_prev_next));
+	const umt_prev_next *e = (const umt_prev_next *)(pn->data + out->id * sizeof(umt_prev_next));
 	it->next_id = it->direction == UMT_FORWARD ? e->Next : e->Prev;
 	return 1;
 }
@@ -643,9 +693,10 @@ int umt_exec_advise(const umt_trace *t, uint64_t begin, uint64_t end, int advice
 	if (rc == 0 && from < to)
 		rc = umt__map_advise(&t->files[UMT_FILE_EXEC_VTABLE], UMT_FILE_EXEC_VTABLE, from,
 		                     to - from, advice);
-	if (rc == 0 && atomic_load_explicit(&t->prev_next, memory_order_acquire) != NULL)
-		rc = umt__map_advise(&t->files[UMT_FILE_EXEC_PREV_NEXT], UMT_FILE_EXEC_PREV_NEXT,
-		                     begin * 16, (end - begin) * 16, advice);
+	const struct umt_map *pn = umt__lazy_peek(t, &prev_next_kind); /* acquire: once mapped */
+	if (rc == 0 && pn != NULL)
+		rc = umt__map_advise(pn, UMT_FILE_EXEC_PREV_NEXT, begin * 16, (end - begin) * 16,
+		                     advice);
 	return rc;
 }
 
@@ -664,5 +715,9 @@ int umt_trace_advise(const umt_trace *t, int file, int advice)
 	int rc = check_advice(advice);
 	if (rc < 0)
 		return rc;
-	return umt__map_advise(&t->files[file], file, 0, t->files[file].size, advice);
+	if (file != UMT_FILE_EXEC_PREV_NEXT)
+		return umt__map_advise(&t->files[file], file, 0, t->files[file].size, advice);
+	/* mapped lazily by another thread: its mapping is read after an acquire load */
+	const struct umt_map *pn = umt__lazy_peek(t, &prev_next_kind);
+	return pn != NULL ? umt__map_advise(pn, file, 0, pn->size, advice) : 0;
 }

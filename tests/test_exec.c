@@ -846,7 +846,7 @@ static void test_block_chunks(void **state)
 	assert_int_equal(umt_exec_iter_next_block(&it, &b, 8192), 4096 - 100);
 	assert_int_equal(umt_exec_iter_next_block(&it, &b, 8192), 5000 - 4096);
 	assert_int_equal(umt_exec_iter_next_block(&it, &b, 8192), 0);
-	const uint64_t *bits = atomic_load(&tr->exec_checked);
+	const uint64_t *bits = atomic_load(&tr->lazy->slot[UMT_LAZY_EXEC_CHECKED].value);
 	assert_non_null(bits);
 	assert_int_equal(bits[0], 0); /* no whole chunk was checked */
 	int good, bad;

@@ -4,7 +4,8 @@
  * Map of this header:
  *   1. Version and export macros
  *   2. Errors: status codes, umt_strerror(), umt_errmsg()
- *   3. Opening a trace: umt_trace_open(), umt_trace_open_mem(), file names
+ *   3. Opening a trace: umt_trace_open(), umt_trace_open_mem(), file names,
+ *      salvaging damaged traces (UMT_OPEN_SALVAGE), umt_trace_get_info()
  *   4. Execution records: umt_rec, umt_exec_get(), typed accessors
  *   5. Register contexts of records: umt_context, memory references
  *   6. Iterators: record order (umt_exec_iter) and thread order (umt_thread_iter)
@@ -38,7 +39,16 @@
  *     the read-only mapping and stay valid until umt_trace_close().
  *   - IDs, counts and offsets are 64-bit everywhere.
  *   - A umt_trace is safe to share between threads for reading; iterators and
- *     other caller-owned structs belong to one thread at a time.
+ *     other caller-owned structs belong to one thread at a time. What is
+ *     built on first use (the exec.prev_next.column mapping, the module
+ *     index, parsed trace.xml, the bitmaps of checked records and rows) is
+ *     built once under the trace's lock and then read without one.
+ *   - In a trace opened with UMT_OPEN_SALVAGE, every accessor of a table
+ *     lost at open, or of an item past its readable count but within the
+ *     count its header declared, also returns the failure that lost it
+ *     (UMT_E_MISSING, UMT_E_IO, UMT_E_TRUNCATED, UMT_E_BOUNDS or
+ *     UMT_E_VERSION) with a message "FILE: unavailable, lost at open: why"
+ *     or "FILE: row N lost at open: why" (see UMT_OPEN_SALVAGE).
  */
 #ifndef UMTRACE_UMTRACE_H
 #define UMTRACE_UMTRACE_H
@@ -137,10 +147,54 @@ enum umt_file_id {
 /** The file name of a umt_file_id ("exec.vtable"), or "?" when out of range. */
 UMT_API const char *umt_file_name(int file);
 
-/** Flags of umt_trace_open(): an access hint for exec.vtable, exec.offsets, exec.prev_next.column. */
+/**
+ * Flags of umt_trace_open() and umt_trace_open_mem(): a bit set. At most one
+ * access hint (for exec.vtable, exec.offsets, exec.prev_next.column; the
+ * hints are mutually exclusive), and UMT_OPEN_SALVAGE.
+ */
 enum umt_open_flag {
-	UMT_OPEN_SEQUENTIAL = 1, /**< scans: aggressive read-ahead */
-	UMT_OPEN_RANDOM = 2      /**< lookups by ID on cold data: no read-around */
+	UMT_OPEN_SEQUENTIAL = 1u << 0, /**< hint: scans, aggressive read-ahead */
+	UMT_OPEN_RANDOM = 1u << 1,     /**< hint: lookups by ID on cold data, no read-around */
+	/**
+	 * Open a damaged or partial trace (a crashed tracer, a full disk, an
+	 * interrupted copy) for what it still holds, instead of failing:
+	 *   - the execution records are readable up to the last one that lies
+	 *     wholly inside exec.vtable and whose two exec.offsets entries exist
+	 *     (found by binary search over the offsets, never by a scan, and never
+	 *     past the data): umt_exec_count() is that count. A short exec.vtable
+	 *     header (< 16 bytes) leaves no record readable; the count declared is
+	 *     then taken from exec.offsets when its size is a whole number of
+	 *     entries, else open fails. exec.vtable itself is required;
+	 *   - each side table that is missing or whose header cannot be used
+	 *     (thread.itable, module.itable, address_space.itable, ins.itable,
+	 *     syscall.vtable or syscall.offsets, context_map.itable, trace.xml,
+	 *     exec.prev_next.column) is unavailable: its count is 0 and every
+	 *     accessor of it returns the failure open met (UMT_E_MISSING,
+	 *     UMT_E_IO, UMT_E_TRUNCATED, UMT_E_BOUNDS, UMT_E_VERSION) with a
+	 *     message "FILE: unavailable, lost at open: why". umt_context_map_get()
+	 *     then returns an empty map (ElemCount 0, DumpSize 0): contexts still
+	 *     give their memory references, not their registers;
+	 *   - a truncated *.itable keeps the rows wholly inside the file (and the
+	 *     part of its extra area inside it); a truncated syscall.offsets or
+	 *     exec.offsets keeps the entries that exist. An item between the
+	 *     readable count and the count declared returns the same failure
+	 *     ("FILE: row N lost at open: why"); one past the declared count is
+	 *     UMT_E_RANGE as usual;
+	 *   - exec.prev_next.column stays usable when it holds an entry for every
+	 *     readable record, else it is unavailable (thread iterators and
+	 *     umt_exec_links() return its failure).
+	 * umt_trace_get_info() says what was salvaged and lost. Everything that
+	 * opens is then read with the usual per-access checks. Without this flag
+	 * open fails on the first problem.
+	 */
+	UMT_OPEN_SALVAGE = 1u << 2
+};
+
+/** What open made of one file of the trace (umt_trace_info.file_status). */
+enum umt_file_status {
+	UMT_FILE_INTACT = 0,     /**< passed open's checks (also: an absent trace.xml) */
+	UMT_FILE_REDUCED = 1,    /**< damaged; what lies inside it is readable (the counts say how much) */
+	UMT_FILE_UNAVAILABLE = 2 /**< missing or unusable: its table reads as lost at open */
 };
 
 /** A caller-owned byte buffer standing for one file of a trace. */
@@ -168,10 +222,19 @@ typedef struct umt_buffer {
  * did not finish: UMT_E_INCOMPLETE ("DIR: incomplete trace: the writer did
  * not finish"), not UMT_E_MISSING.
  *
- * @param flags 0, or one access hint for the execution table's files
- *   (UMT_OPEN_SEQUENTIAL or UMT_OPEN_RANDOM, see umt_exec_advise()).
- * @return 0 and *out set; UMT_E_INVAL, UMT_E_NOMEM, UMT_E_IO, UMT_E_MISSING,
- *   UMT_E_INCOMPLETE, UMT_E_VERSION, UMT_E_TRUNCATED, UMT_E_BOUNDS.
+ * A file of the trace that is a FIFO, a device or a directory fails open
+ * (UMT_E_IO, "not a regular file") without blocking.
+ *
+ * @param flags 0, or a bit set of enum umt_open_flag: at most one access
+ *   hint for the execution table's files (UMT_OPEN_SEQUENTIAL or
+ *   UMT_OPEN_RANDOM, see umt_exec_advise()), and UMT_OPEN_SALVAGE to open a
+ *   damaged trace for what it still holds.
+ * @return 0 and *out set; UMT_E_INVAL (NULL argument, unknown flag bits,
+ *   both hints), UMT_E_NOMEM, UMT_E_IO, UMT_E_MISSING, UMT_E_INCOMPLETE,
+ *   UMT_E_VERSION, UMT_E_TRUNCATED, UMT_E_BOUNDS. With UMT_OPEN_SALVAGE,
+ *   content errors remain only for what cannot be salvaged: exec.vtable missing or
+ *   unreadable, its Version or RecordCount out of range, or a header shorter
+ *   than 16 bytes without a usable exec.offsets.
  */
 UMT_API int umt_trace_open(const char *dir, unsigned flags, umt_trace **out);
 
@@ -179,7 +242,7 @@ UMT_API int umt_trace_open(const char *dir, unsigned flags, umt_trace **out);
  * Opens a trace whose files are the caller's buffers, indexed by
  * umt_file_id (files[UMT_FILE_COUNT]); a buffer with data NULL is a missing
  * file. Nothing is copied: the buffers must stay valid and unchanged until
- * umt_trace_close(). Checks and errors as umt_trace_open(), except
+ * umt_trace_close(). Flags, checks and errors as umt_trace_open(), except
  * UMT_E_INCOMPLETE (a missing exec.vtable is UMT_E_MISSING here).
  */
 UMT_API int umt_trace_open_mem(const umt_buffer files[UMT_FILE_COUNT],
@@ -206,35 +269,60 @@ typedef struct umt_file_stamp {
 	int64_t mtime_sec;     /**< modification time at open (0 for traces in memory) */
 	int64_t mtime_nsec;    /**< nanoseconds of it */
 	int present;           /**< 0 for a missing optional file (trace.xml) */
-	const uint8_t *head;   /**< its first head_size bytes, in the mapping */
-	size_t head_size;      /**< min(size, 64) */
+	const uint8_t *head;   /**< its first head_size bytes, in the mapping (NULL: none) */
+	size_t head_size;      /**< min(size, 64); 0 for exec.prev_next.column (no header,
+	                            mapped on first use) and files lost or missing */
 } umt_file_stamp;
 
 /**
  * The stamp of file @p file (an umt_file_id) of @p t: size and modification
  * time recorded at open, and its first bytes (which hold the headers).
- * Maps exec.prev_next.column if it was not mapped yet.
- * @return 0; UMT_E_INVAL (NULL, bad file), UMT_E_IO (mapping failed).
+ * @return 0; UMT_E_INVAL (NULL, bad file).
  */
 UMT_API int umt_trace_file_stamp(const umt_trace *t, int file, umt_file_stamp *out);
 
-/** Header values of an open trace, all validated at open. */
+/**
+ * Header values of an open trace, all validated at open, and what a salvage
+ * open (UMT_OPEN_SALVAGE) kept. Counts are what can be read; the declared
+ * counts are the headers' (equal unless salvaged). A table lost at open has
+ * count 0 and its versions and row sizes -1 or 0.
+ */
 typedef struct umt_trace_info {
-	uint64_t exec_count;          /**< execution records */
-	int32_t exec_version;         /**< exec.vtable Version (0 or 1) */
-	int32_t ins_record_version;   /**< insRec RecordVer (0 or 1) */
-	uint64_t ins_count;           /**< rows of ins.itable */
-	uint64_t syscall_count;       /**< syscall records */
-	int32_t syscall_version;      /**< syscall.vtable Version */
-	int32_t unified_ids_version;  /**< syscall.vtable UnifiedIDsVer (0 or 1) */
-	uint64_t module_count; /**< rows of module.itable */
-	uint64_t module_row_size;     /**< 48, or 64 with the 2015 fields */
-	uint64_t thread_count; /**< rows of thread.itable */
-	uint64_t thread_row_size;     /**< 40 in real traces, 48 per the spec */
-	uint64_t address_range_count; /**< rows of address_space.itable */
+	uint64_t exec_count;          /**< execution records readable */
+	int32_t exec_version;         /**< exec.vtable Version (0 or 1; -1 when its header was lost) */
+	int32_t ins_record_version;   /**< insRec RecordVer (0 or 1; -1 when lost) */
+	uint64_t ins_count;           /**< rows of ins.itable readable */
+	uint64_t syscall_count;       /**< syscall records reachable (pairs of syscall.offsets read) */
+	int32_t syscall_version;      /**< syscall.vtable Version (-1 when lost) */
+	int32_t unified_ids_version;  /**< syscall.vtable UnifiedIDsVer (0 or 1; -1 when lost) */
+	uint64_t module_count; /**< rows of module.itable readable */
+	uint64_t module_row_size;     /**< 48, or 64 with the 2015 fields (0 when lost) */
+	uint64_t thread_count; /**< rows of thread.itable readable */
+	uint64_t thread_row_size;     /**< 40 in real traces, 48 per the spec (0 when lost) */
+	uint64_t address_range_count; /**< rows of address_space.itable readable */
 	uint32_t dump_size;           /**< context map DumpSize: bytes of a register dump */
 	uint32_t context_map_elems;   /**< context map ElemCount */
-	int has_trace_xml;            /**< 1 when trace.xml is present */
+	int has_trace_xml;            /**< 1 when trace.xml is present (and readable) */
+	/**
+	 * 1 when the trace was opened with UMT_OPEN_SALVAGE and some file is not
+	 * UMT_FILE_INTACT: something was lost. 0 otherwise (a salvage open of an
+	 * intact trace included).
+	 */
+	int salvaged;
+	uint64_t exec_declared;       /**< exec.vtable RecordCount (or exec.offsets' when its header was lost) */
+	uint64_t ins_declared;        /**< ins.itable RowCount (0 when its header was lost) */
+	uint64_t syscall_declared;    /**< syscall.vtable RecordCount (0 when its header was lost) */
+	uint64_t module_declared;     /**< module.itable RowCount (0 when its header was lost) */
+	uint64_t thread_declared;     /**< thread.itable RowCount (0 when its header was lost) */
+	uint64_t address_range_declared; /**< address_space.itable RowCount (0 when lost) */
+	/** enum umt_file_status of each file, by umt_file_id (all UMT_FILE_INTACT unless salvaged). */
+	int file_status[UMT_FILE_COUNT];
+	/**
+	 * Why each file that is not intact was reduced or lost ("file of 812 bytes
+	 * holds 20 of the 41 entries..."), without the file name; NULL for intact
+	 * files. Valid until umt_trace_close().
+	 */
+	const char *file_problem[UMT_FILE_COUNT];
 } umt_trace_info;
 
 /** Fills @p out with the header values of @p t. @return 0, UMT_E_INVAL. */
@@ -694,7 +782,11 @@ UMT_API int umt_exec_advise(const umt_trace *t, uint64_t begin, uint64_t end, in
 /** umt_exec_advise() for an iterator's remaining range [next_id, end_id). */
 UMT_API int umt_exec_iter_advise(const umt_exec_iter *it, int advice);
 
-/** Advises on the whole of one file of the trace (any umt_file_id). Errors as umt_exec_advise(). */
+/**
+ * Advises on the whole of one file of the trace (any umt_file_id;
+ * exec.prev_next.column only once mapped: before, nothing). Errors as
+ * umt_exec_advise().
+ */
 UMT_API int umt_trace_advise(const umt_trace *t, int file, int advice);
 
 /* ==== 7. Instructions: insRec, decodedIns ================================= */
@@ -1094,7 +1186,9 @@ UMT_API const char *umt_access_kind_name(unsigned kind);
 
 /**
  * The trace's context map, in the mapping (17424 bytes, no table header,
- * ERRATA 5): DumpSize, ElemCount and the four arrays. NULL for NULL.
+ * ERRATA 5): DumpSize, ElemCount and the four arrays. NULL for NULL. When
+ * context_map.itable was lost at open (UMT_OPEN_SALVAGE), an empty map
+ * (DumpSize 0, ElemCount 0), never NULL.
  */
 UMT_API const umt_context_map *umt_context_map_get(const umt_trace *t);
 
@@ -1804,7 +1898,11 @@ UMT_API void umt_verify_options_init(umt_verify_options *o);
  * offset. One sequential pass over the execution records; memory is
  * O(threads) plus a fixed cache, independent of the record count. Tables
  * are checked first (trace.xml, context map, threads, modules, address
- * space, instructions, syscalls), the execution records last.
+ * space, instructions, syscalls), the execution records last. In a trace
+ * opened with UMT_OPEN_SALVAGE, each file reduced or lost at open is first
+ * reported as an error of its class ("FILE: reduced at open: why"), and
+ * what it lost is not reported again record by record (a lost thread row, a
+ * lost exec.prev_next.column: the chains are then not checked).
  * @p o may be NULL for the defaults; @p out may be NULL.
  * @return 0 when no error was found (warnings allowed; also when the check
  *   stopped early before any error); UMT_E_CORRUPT when errors were found
@@ -2136,6 +2234,19 @@ UMT_API uint64_t umt_writer_exec_count(const umt_writer *w);
  *   its mappings. exec.prev_next.column is mapped on first use, though: a
  *   handle that had not used it yet then finds the new file and its link
  *   accessors return UMT_E_IO ("file changed since the trace was opened").
+ *   Each accessor loads every field it checks once and uses that value, so
+ *   a file changed under the mapping gives wrong values or SIGBUS, never a
+ *   pointer that the accessor did not check; pointers and views returned
+ *   before the change describe the old content (a decoded instruction's
+ *   slots, a syscall's arguments are read again by later calls: those calls
+ *   check what they follow against the extents returned).
+ * - A file that is not a regular file (a FIFO, a device) fails open with
+ *   UMT_E_IO; it is opened without blocking, so a FIFO never hangs open.
+ * - UMT_OPEN_SALVAGE reads a damaged trace for what is inside its files; it
+ *   does not repair content: a record or row that is inside but corrupt
+ *   fails when read, as in any trace. Whether a record's bytes are complete
+ *   is told by its two exec.offsets entries only: a record cut short inside
+ *   a file that was then extended with garbage is not detected at open.
  * - Validation is layered: open checks headers in O(1); each accessor checks
  *   the one record or row it reads. Whole-trace consistency (monotonic
  *   offsets, cross references, thread chains) is not checked by open.

@@ -10,6 +10,9 @@
 #include "runs.h"
 #include "section.h"
 
+/** Worker threads of a build, at most. */
+#define UMT_IX_MAX_THREADS 64u
+
 /** The output of one partition: its three streams, in scratch files. */
 struct ix_part {
 	uint64_t first_page, end_page; /* pages [first_page, end_page) */
