@@ -442,7 +442,7 @@ static void bench_sqlite(umt_trace *t, umt_index *ix, struct probe *p, size_t n)
 	char path[4096];
 	snprintf(path, sizeof path, "%s/ixbench-%d.sqlite", cfg.tmp, (int)getpid());
 	unlink(path);
-	sqlite3 *db;
+	sqlite3 *db = NULL;
 	sql_ok(db, sqlite3_open(path, &db), "open");
 	uint64_t max_size;
 	double t0 = now();

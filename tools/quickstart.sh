@@ -126,9 +126,9 @@ static_analysis() {
 		--suppressions-list=.cppcheck/suppressions.txt -I include -I src \
 		-D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
 		--template='{file}:{line}: {severity}: {message} [{id}]' src
-	echo "clang-tidy src/*.c (.clang-tidy)"
+	echo "clang-tidy src/*.c src/index/*.c (.clang-tidy)"
 	status=0
-	ls src/*.c | xargs -P "$jobs" -n 2 clang-tidy --quiet -p "$dir" \
+	ls src/*.c src/index/*.c | xargs -P "$jobs" -n 2 clang-tidy --quiet -p "$dir" \
 		>"$dir/clang-tidy.log" 2>&1 || status=$?
 	if [ $status -ne 0 ] || grep -Evq '^[0-9]+ warnings? generated\.$' "$dir/clang-tidy.log"; then
 		grep -Ev '^[0-9]+ warnings? generated\.$' "$dir/clang-tidy.log"

@@ -174,7 +174,7 @@ static void sift_down(struct ix_merge *m, size_t i)
 int umt__ix_merge_init(struct ix_merge *m, struct ix_cursor *c, size_t n)
 {
 	m->n = 0;
-	m->heap = malloc((n ? n : 1) * sizeof *m->heap);
+	m->heap = malloc((n ? n : 1) * sizeof(struct ix_cursor *));
 	if (m->heap == NULL)
 		return umt__failf(UMT_E_NOMEM, "index build: out of memory");
 	for (size_t i = 0; i < n; i++)
