@@ -170,7 +170,7 @@ struct umt_trace {
 	 * release store and read with an acquire load; freed by close.
 	 */
 	_Atomic(uint64_t *) ins_checked;                  /* ins.c: 1 bit per checked row */
-	_Atomic(uint64_t *) exec_checked;                 /* exec.c: 1 bit per checked chunk */
+	_Atomic(uint8_t *) exec_checked;                  /* exec.c: 1 byte per checked chunk */
 	_Atomic(struct umt_module_index *) module_index;  /* module.c */
 	_Atomic(umt_meta *) meta;                         /* meta.c */
 	int meta_status;                                  /* meta.c: 0, or the failed parse's code */
@@ -193,9 +193,6 @@ UMT_HIDDEN void umt__meta_release(umt_trace *t);
 /** The exec.prev_next.column bytes, mapping them on first use; NULL on error. */
 UMT_HIDDEN const uint8_t *umt__prev_next(const umt_trace *t);
 
-/** Validates and fills a record view (shared by umt_exec_get and iterators). */
-UMT_HIDDEN int umt__exec_fill(const umt_trace *t, uint64_t id, uint64_t begin,
-                              uint64_t end, umt_rec *out);
 
 /* ---- writer helpers (utf.c) ------------------------------------------- */
 

@@ -245,6 +245,12 @@ UMT_API int umt_exec_get(const umt_trace *t, uint64_t id, umt_rec *out);
  * The execution table's geometry, copied out of a trace for inline lookups
  * by ID (umt_exec_view_get()). A plain caller-owned struct, valid while the
  * trace is open; any number of threads may share one.
+ *
+ * Initialize it (or copy it) into a local variable of the function that
+ * does the lookups: the compiler then keeps its fields in registers.
+ * Through a pointer, it must read them again after every call that might
+ * change them, the error path of each lookup included, and lookups run
+ * about 30% slower (docs/performance.md).
  */
 typedef struct umt_exec_view {
 	const umt_trace *trace; /**< the trace */
@@ -252,10 +258,27 @@ typedef struct umt_exec_view {
 	const uint8_t *records; /**< exec.vtable */
 	uint64_t records_size;  /**< bytes of exec.vtable */
 	uint64_t count;         /**< records */
+	const uint8_t *checked; /**< the trace's map of checked chunks (internal, see umt__chunk_checked()) */
 } umt_exec_view;
 
-/** Fills @p v from @p t. @return 0; UMT_E_INVAL. */
-UMT_API int umt_exec_view_init(umt_exec_view *v, const umt_trace *t);
+/** umt_exec_view_init() out of line (internal). */
+UMT_API int umt__exec_view_init(umt_exec_view *v, const umt_trace *t);
+
+/**
+ * Fills @p v from @p t. Allocates the trace's map of checked chunks on
+ * first use (one byte per 4096 records).
+ * @return 0; UMT_E_INVAL, UMT_E_NOMEM.
+ */
+static inline int umt_exec_view_init(umt_exec_view *v, const umt_trace *t)
+{
+	/* The caller's view never escapes, so its fields can stay in registers;
+	 * after a failure it is empty (count 0), never uninitialized. */
+	umt_exec_view tmp = {0};
+	int rc = umt__exec_view_init(v ? &tmp : NULL, t);
+	if (v)
+		*v = tmp;
+	return rc;
+}
 
 /**
  * Reports why record @p id is bad, or out of range (out of line; internal):
@@ -313,6 +336,68 @@ UMT_API extern const uint64_t umt_rec_min_size_table[256];
 static inline uint64_t umt_rec_min_size(unsigned type)
 {
 	return type < 256 ? umt_rec_min_size_table[type] : UINT64_MAX;
+}
+
+/**
+ * THE record check, used by every path that hands out a record (lookups,
+ * both iterators, batches, thread chains; internal): whether the record
+ * [@p begin, @p end) of an exec.vtable of @p size bytes (size >= 16, which
+ * open checks) lies after the 16-byte file header and inside the file, holds
+ * the 6-byte execRec header, and is at least the minimum size of its type,
+ * which also rejects undefined types. The extent is three unsigned range
+ * tests against size - 16 in one branch (a wrapped difference is huge);
+ * the type byte is read only after them. umt__exec_bad() says which test
+ * failed.
+ */
+static inline int umt__rec_ok(const uint8_t *records, uint64_t size, uint64_t begin,
+                              uint64_t end)
+{
+	uint64_t lim = size - sizeof(umt_exec_vtable_header);
+	if (UMT_INLINE_UNLIKELY((begin - sizeof(umt_exec_vtable_header) > lim) |
+	                        (end - sizeof(umt_exec_vtable_header) > lim) |
+	                        (end - begin - UMT_EXEC_MIN_HDR > lim)))
+		return 0;
+	return end - begin >= umt_rec_min_size_table[records[begin + 4]];
+}
+
+/**
+ * Fills @p out with the record [@p begin, @p end) without checking it
+ * (internal: callers have checked it with umt__rec_ok(), or know from the
+ * map of checked chunks that it is good). Inline, the compiler drops the
+ * loads and stores of the fields a caller does not read.
+ */
+static inline void umt__rec_fill(const uint8_t *records, uint64_t id, uint64_t begin,
+                                 uint64_t end, umt_rec *__restrict out)
+{
+	const uint8_t *p = records + begin;
+	int32_t thread;
+	memcpy(&thread, p, sizeof thread);
+	out->data = p;
+	out->size = end - begin;
+	out->id = id;
+	out->offset = begin;
+	out->thread_id = thread;
+	out->type = p[offsetof(umt_exec_rec_hdr, Type)];
+	out->flags = p[offsetof(umt_exec_rec_hdr, Flags)];
+}
+
+/** Records per chunk of the map of checked chunks: 1 << UMT__EXEC_CHUNK_SHIFT (internal). */
+#define UMT__EXEC_CHUNK_SHIFT 12
+
+/**
+ * Whether the chunk of record @p id (id < the record count) is marked in the
+ * trace's map of checked chunks @p map (internal): then every record of
+ * the chunk passed umt__rec_ok() before, and the mapping is read-only, so
+ * it still does (see Caveats for files changed under a mapping). One byte
+ * per 4096 records, set by scans and read by lookups in any thread.
+ */
+static inline int umt__chunk_checked(const uint8_t *map, uint64_t id)
+{
+#if defined(__GNUC__)
+	return __atomic_load_n(&map[id >> UMT__EXEC_CHUNK_SHIFT], __ATOMIC_RELAXED) != 0;
+#else
+	return map[id >> UMT__EXEC_CHUNK_SHIFT] != 0;
+#endif
 }
 
 /**
@@ -401,7 +486,8 @@ UMT_API int umt_context_mem_get(const umt_context *c, uint32_t index, umt_mem_re
 /**
  * Iterator over a range of record IDs, in record order. A plain
  * caller-owned struct: split [0, count) into ranges to scan in parallel,
- * one iterator per thread.
+ * one iterator per thread. Keep it in a local variable of the scanning
+ * function (as for umt_exec_view): its fields then stay in registers.
  */
 typedef struct umt_exec_iter {
 	const umt_trace *trace; /**< the trace iterated */
@@ -410,49 +496,37 @@ typedef struct umt_exec_iter {
 	uint64_t records_size; /**< bytes of exec.vtable */
 	uint64_t next_id;       /**< next record to return */
 	uint64_t end_id;        /**< one past the last record to return */
+	uint64_t checked_end;   /**< records [next_id, checked_end) are known good (internal) */
 } umt_exec_iter;
+
+/** umt_exec_iter_init() out of line (internal). */
+UMT_API int umt__exec_iter_init(umt_exec_iter *it, const umt_trace *t, uint64_t begin,
+                                uint64_t end);
 
 /**
  * Prepares @p it to return records [begin, end); end is clamped to the
  * record count. @return 0; UMT_E_INVAL, UMT_E_RANGE (begin > count).
  */
-UMT_API int umt_exec_iter_init(umt_exec_iter *it, const umt_trace *t,
-                               uint64_t begin, uint64_t end);
-
-/*
- * Checks record @p id of an execution table (offsets, records, size) and
- * fills @p out: the common part of the inline accessors below (internal).
- * 16 <= begin and begin + 6 <= end <= size are three unsigned range tests
- * against lim = size - 16 (open checked size >= 16); then one compare with
- * the type's minimum size rejects short records and undefined types.
- */
-static inline int umt__rec_check_fill(const umt_trace *t, const uint8_t *offsets,
-                                      const uint8_t *records, uint64_t size, uint64_t id,
-                                      umt_rec *__restrict out)
+static inline int umt_exec_iter_init(umt_exec_iter *it, const umt_trace *t, uint64_t begin,
+                                     uint64_t end)
 {
-	uint64_t begin, end;
-	memcpy(&begin, offsets + id * 8, sizeof begin);
-	memcpy(&end, offsets + id * 8 + 8, sizeof end);
-	uint64_t lim = size - sizeof(umt_exec_vtable_header);
-	if (UMT_INLINE_UNLIKELY((begin - sizeof(umt_exec_vtable_header) > lim) |
-	                        (end - sizeof(umt_exec_vtable_header) > lim) |
-	                        (end - begin - UMT_EXEC_MIN_HDR > lim)))
-		return umt__exec_bad_status(t, id);
-	const uint8_t *p = records + begin;
-	uint8_t type = p[offsetof(umt_exec_rec_hdr, Type)];
-	if (UMT_INLINE_UNLIKELY(end - begin < umt_rec_min_size_table[type]))
-		return umt__exec_bad_status(t, id);
-	int32_t thread;
-	memcpy(&thread, p, sizeof thread);
-	out->data = p;
-	out->size = end - begin;
-	out->id = id;
-	out->offset = begin;
-	out->thread_id = thread;
-	out->type = type;
-	out->flags = p[offsetof(umt_exec_rec_hdr, Flags)];
-	return 0;
+	/* as umt_exec_view_init(): after a failure the iterator is empty */
+	umt_exec_iter tmp = {0};
+	int rc = umt__exec_iter_init(it ? &tmp : NULL, t, begin, end);
+	if (it)
+		*it = tmp;
+	return rc;
 }
+
+/**
+ * Checks the records from @p id on (id < end), up to @p end or the end of
+ * id's chunk of 4096 records, whichever comes first, with umt__rec_ok() in
+ * one tight loop; a chunk whose records were all checked before is not
+ * checked again, and one checked whole now is marked (internal).
+ * @return one past the last good record of the run (> id); or, when record
+ *   @p id itself is bad, its error, as umt_exec_get() reports it.
+ */
+UMT_API int64_t umt__exec_check_run(const umt_trace *t, uint64_t id, uint64_t end);
 
 /**
  * The next record. @return 1 with *out filled; 0 at the end of the range;
@@ -460,33 +534,52 @@ static inline int umt__rec_check_fill(const umt_trace *t, const uint8_t *offsets
  * iterator has moved past the bad record, so a caller may report it and
  * call again to continue.
  *
- * Inline, because a scan's cost per record is a few loads: the record's
- * extent (exec.offsets[id] and [id + 1]: after the header, inside the file,
- * at least 6 bytes) is checked in one branch, its type and minimum size in
- * another; anything else is left to the accessors.
+ * Inline, because a scan's cost per record is a few loads: the records are
+ * checked a run at a time (umt__exec_check_run(), out of line, once per
+ * 4096 records), and each one is then filled with no further test.
  */
 static inline int umt_exec_iter_next(umt_exec_iter *__restrict it, umt_rec *__restrict out)
 {
 	uint64_t id = it->next_id;
-	if (id >= it->end_id)
-		return 0;
+	if (UMT_INLINE_UNLIKELY(id >= it->checked_end)) {
+		if (id >= it->end_id)
+			return 0;
+		int64_t good = umt__exec_check_run(it->trace, id, it->end_id);
+		if (good < 0) {
+			it->next_id = id + 1;
+			return good >= INT32_MIN ? (int)good : UMT_E_CORRUPT; /* visibly negative */
+		}
+		it->checked_end = (uint64_t)good;
+	}
 	it->next_id = id + 1;
-	int rc = umt__rec_check_fill(it->trace, it->offsets, it->records, it->records_size, id, out);
-	return rc < 0 ? rc : 1;
+	uint64_t begin, end;
+	memcpy(&begin, it->offsets + id * 8, sizeof begin);
+	memcpy(&end, it->offsets + id * 8 + 8, sizeof end);
+	umt__rec_fill(it->records, id, begin, end, out);
+	return 1;
 }
 
 /**
  * The record with ID @p id, as umt_exec_get() gives it, inline: a lookup by
  * ID costs two dependent cache misses, and a short inline path lets the
  * processor overlap those of consecutive lookups. Same checks and errors as
- * umt_exec_get() (UMT_E_RANGE for id >= count).
+ * umt_exec_get() (UMT_E_RANGE for id >= count). A record whose chunk a scan
+ * already checked is not checked again: one byte of the map replaces the
+ * extent and type tests, which would wait for both cache misses.
  */
 static inline int umt_exec_view_get(const umt_exec_view *__restrict v, uint64_t id,
                                     umt_rec *__restrict out)
 {
 	if (UMT_INLINE_UNLIKELY(id >= v->count))
 		return umt__exec_bad_status(v->trace, id);
-	return umt__rec_check_fill(v->trace, v->offsets, v->records, v->records_size, id, out);
+	uint64_t begin, end;
+	memcpy(&begin, v->offsets + id * 8, sizeof begin);
+	memcpy(&end, v->offsets + id * 8 + 8, sizeof end);
+	if (UMT_INLINE_UNLIKELY(!umt__chunk_checked(v->checked, id)) &&
+	    !umt__rec_ok(v->records, v->records_size, begin, end))
+		return umt__exec_bad_status(v->trace, id);
+	umt__rec_fill(v->records, id, begin, end, out);
+	return 0;
 }
 
 /**
@@ -532,16 +625,10 @@ static inline uint64_t umt_block_size(const umt_exec_block *b, uint32_t i)
 /** Fills a record view of record @p i of a block (no further check needed). */
 static inline void umt_block_rec(const umt_exec_block *b, uint32_t i, umt_rec *out)
 {
-	const uint8_t *p = umt_block_data(b, i);
-	int32_t thread;
-	memcpy(&thread, p, sizeof thread);
-	out->data = p;
-	out->size = umt_block_size(b, i);
-	out->id = b->first + i;
-	out->offset = (uint64_t)(p - b->records);
-	out->thread_id = thread;
-	out->type = p[offsetof(umt_exec_rec_hdr, Type)];
-	out->flags = p[offsetof(umt_exec_rec_hdr, Flags)];
+	uint64_t from, to;
+	memcpy(&from, b->offsets + (uint64_t)i * 8, sizeof from);
+	memcpy(&to, b->offsets + (uint64_t)i * 8 + 8, sizeof to);
+	umt__rec_fill(b->records, b->first + i, from, to, out);
 }
 
 /** Direction of a thread iterator. */
