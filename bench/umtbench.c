@@ -4,7 +4,8 @@
  *
  *   umtbench [--trace DIR] [--runs N] [--only NAME[,NAME]] [--smoke]
  *            [--cold-trace DIR] [--sqlite-records N] [--tmp DIR]
- *   umtbench --callgrind scan-raw|scan-lib|scan-block --trace DIR
+ *            [--thread-records N]
+ *   umtbench --callgrind WHAT --trace DIR   (bench/callgrind.sh runs them all)
  *
  * Benchmarks (docs/performance.md has the figures and the commands):
  *   open      open time, 1 K-record vs 100 M-record trace (goal: ratio < 2)
@@ -13,8 +14,13 @@
  *   operands  the scan also resolving decoded instructions and every
  *             explicit operand's before value (ratio to scan)
  *   thread    per-thread iteration along prev/next vs a raw chain walk
- *   random    lookups by ID vs a raw random walk (goal >= 0.8), and batched
- *             lookups vs single ones (goal >= 1.2)
+ *   thread-vs-filter
+ *             on generated traces of 1, 2, 4 and 8 threads (--thread-records
+ *             each, default 10M, in --tmp), every thread's records along its
+ *             chain vs scans of every record filtered by thread (goal >= 1)
+ *   random    lookups by ID vs a raw random walk: umt_exec_get (goal >= 0.6),
+ *             umt_exec_view_get (goal >= 0.8), and batched lookups vs
+ *             single ones (goal >= 1.3)
  *   parallel  two threads on umt_exec_split() ranges vs one (goal >= 1.7)
  *   heap      the library's allocations after opening 1 K- and 1 G-record
  *             traces (goal: equal, under 1 MiB)
@@ -73,7 +79,8 @@ static struct {
 	int runs;
 	int smoke;
 	uint64_t sqlite_records;
-} cfg = {.runs = 5, .sqlite_records = 10000000};
+	uint64_t thread_records;
+} cfg = {.runs = 5, .sqlite_records = 10000000, .thread_records = 10000000};
 
 static double now(void)
 {
@@ -149,6 +156,8 @@ static char *join(char *buf, size_t size, const char *dir, const char *name)
 
 /* A sink the compiler cannot remove. */
 static volatile uint64_t sink;
+
+static void remove_trace(const char *dir);
 
 /* ---- scan -------------------------------------------------------------------- */
 
@@ -362,6 +371,123 @@ static void bench_thread(const char *dir)
 	if (pn)
 		munmap((void *)(uintptr_t)pn, (size_t)st.st_size);
 	umt_trace_close(t);
+}
+
+/* ---- thread-vs-filter: one thread's records, along its chain or by a filtered scan ---- */
+
+/* One thread's records by a scan of every record, filtered by thread. */
+__attribute__((noinline)) static uint64_t filter_scan(const umt_trace *t, uint64_t thread)
+{
+	umt_exec_iter it;
+	umt_rec r;
+	uint64_t acc = 0;
+	int rc;
+	umt_exec_iter_init(&it, t, 0, UINT64_MAX);
+	while ((rc = umt_exec_iter_next(&it, &r)) != 0)
+		if (rc > 0 && r.thread_id == (int32_t)thread)
+			acc += r.id + r.type;
+	return acc;
+}
+
+/* The same records along the thread's prev/next chain. */
+__attribute__((noinline)) static uint64_t chain_walk(const umt_trace *t, uint64_t thread)
+{
+	umt_thread_iter it;
+	umt_rec r;
+	uint64_t acc = 0;
+	if (umt_thread_iter_init_thread(&it, t, thread) < 0)
+		die("umt_thread_iter_init_thread");
+	while (umt_thread_iter_next(&it, &r) == 1)
+		acc += r.id + r.type;
+	return acc;
+}
+
+/*
+ * Seconds to read every thread's records, thread by thread, along the
+ * chains and by filtered scans, alternated thread by thread.
+ */
+static void thread_vs_filter_once(const umt_trace *t, double *chain, double *filter)
+{
+	*chain = *filter = 0;
+	for (uint64_t th = 0; th < umt_thread_count(t); th++) {
+		double t0 = now();
+		uint64_t a = chain_walk(t, th);
+		double t1 = now();
+		uint64_t b = filter_scan(t, th);
+		double t2 = now();
+		if (a != b) {
+			fprintf(stderr, "umtbench: thread %llu: the chain and the scan disagree\n",
+			        (unsigned long long)th);
+			exit(1);
+		}
+		*chain += t1 - t0;
+		*filter += t2 - t1;
+	}
+}
+
+/* Thread 0 on freshly opened handles: no chunk is known good yet. */
+static void thread_vs_filter_first(const char *dir, double *chain, double *filter)
+{
+	umt_trace *t = open_trace(dir, 0);
+	double t0 = now();
+	sink = chain_walk(t, 0);
+	*chain = now() - t0;
+	umt_trace_close(t);
+	t = open_trace(dir, 0);
+	t0 = now();
+	sink = filter_scan(t, 0);
+	*filter = now() - t0;
+	umt_trace_close(t);
+}
+
+/*
+ * For traces of 1, 2, 4 and 8 threads (generated in --tmp), the records of
+ * each thread along its chain vs a scan of every record filtered by thread
+ * (goal: the chain at least as fast); and thread 0 alone on a freshly
+ * opened trace (report).
+ */
+static void bench_thread_vs_filter(void)
+{
+	static const uint32_t threads[] = {1, 2, 4, 8};
+	for (size_t k = 0; k < sizeof threads / sizeof threads[0]; k++) {
+		char dir[8192], name[64];
+		snprintf(name, sizeof name, "umtbench-threads-%u", threads[k]);
+		join(dir, sizeof dir, cfg.tmp, name);
+		struct umtgen_params p;
+		umtgen_params_init(&p);
+		p.quiet = 1;
+		p.records = cfg.smoke ? 20000 : cfg.thread_records;
+		p.threads = threads[k];
+		remove_trace(dir);
+		if (umtgen_write(dir, &p) < 0)
+			die("umtgen");
+		umt_trace *t = open_trace(dir, 0);
+		uint64_t n = umt_exec_count(t);
+		double chain[64], filter[64], first_chain[64], first_filter[64];
+		sink = scan_lib(t, 0, n); /* warm the page cache; checks every chunk of t */
+		for (int i = 0; i < cfg.runs; i++) {
+			double c, f;
+			thread_vs_filter_once(t, &c, &f);
+			chain[i] = (double)n / c / 1e6;
+			filter[i] = (double)n / f / 1e6;
+			thread_vs_filter_first(dir, &c, &f);
+			first_chain[i] = c * 1e3;
+			first_filter[i] = f * 1e3;
+		}
+		struct stats c = summarize(chain, cfg.runs), f = summarize(filter, cfg.runs);
+		struct stats fc = summarize(first_chain, cfg.runs);
+		struct stats ff = summarize(first_filter, cfg.runs);
+		char what[64];
+		snprintf(what, sizeof what, "%u thread%s: chains", threads[k], threads[k] > 1 ? "s" : "");
+		report("thr-filt", what, c, "M/s", "filtered scans M/s", f, c.median / f.median,
+		       ">= 1.00", c.median / f.median >= 1.0);
+		snprintf(what, sizeof what, "%u thread%s: thread 0, first", threads[k],
+		         threads[k] > 1 ? "s" : "");
+		report("thr-filt", what, fc, "ms", "filtered scan ms", ff, ff.median / fc.median,
+		       "(report)", 1);
+		umt_trace_close(t);
+		remove_trace(dir);
+	}
 }
 
 /* ---- random ------------------------------------------------------------------------ */
@@ -941,7 +1067,8 @@ static void bench_sqlite(const char *dir)
 static const char *const callgrind_names[] = {
 	"scan-raw", "scan-lib", "scan-lib-again", "scan-block-first", "scan-block",
 	"random-raw", "random-lib", "random-view", "random-view-ptr", "random-batch",
-	"random-lib-first", "random-view-first",
+	"random-lib-first", "random-view-first", "thread-chain", "thread-filter",
+	"thread-chain-first",
 };
 
 static int run_callgrind(const char *which)
@@ -962,9 +1089,15 @@ static int run_callgrind(const char *which)
 	raw_views(t, &off, &rec);
 	uint64_t *ids = random_ids(lookups, n ? n : 1);
 	int random = !strncmp(which, "random-", 7);
+	int thread = !strncmp(which, "thread-", 7);
 	if (strstr(which, "-again") || !strcmp(which, "scan-block") ||
-	    (random && !strstr(which, "-first")))
+	    ((random || thread) && !strstr(which, "-first")))
 		sink = scan_lib(t, 0, n);
+	const umt_thread_rec *row;
+	uint64_t thread0 = 0; /* records of thread 0 */
+	if (thread && umt_thread_get(t, 0, &row) == 0)
+		for (int64_t id = row->FirstEID; id >= 0 && umt_exec_links(t, (uint64_t)id, NULL, &id) == 0;)
+			thread0++;
 	umt_exec_view v;
 	umt_exec_view_init(&v, t);
 	CALLGRIND_START_INSTRUMENTATION;
@@ -982,11 +1115,16 @@ static int run_callgrind(const char *which)
 		sink = random_view_ptr(&v, ids, lookups);
 	else if (!strncmp(which, "random-view", 11))
 		sink = random_view(t, ids, lookups);
-	else
+	else if (random)
 		sink = random_batch(t, ids, lookups);
+	else if (!strncmp(which, "thread-chain", 12))
+		sink = chain_walk(t, 0);
+	else
+		sink = filter_scan(t, 0);
 	CALLGRIND_STOP_INSTRUMENTATION;
-	printf("%s: %llu %s\n", which, (unsigned long long)(random ? lookups : n),
-	       random ? "lookups" : "records");
+	printf("%s: %llu %s\n", which,
+	       (unsigned long long)(random ? lookups : thread ? thread0 : n),
+	       random ? "lookups" : thread ? "records of thread 0" : "records");
 	free(ids);
 	umt_trace_close(t);
 	return 0;
@@ -998,6 +1136,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: umtbench [--trace DIR] [--runs N] [--only NAME[,NAME]] [--smoke]\n"
 	                "                [--cold-trace DIR] [--sqlite-records N] [--tmp DIR]\n"
+	                "                [--thread-records N]\n"
 	                "       umtbench --callgrind WHAT --trace DIR  (see bench/callgrind.sh)\n");
 }
 
@@ -1021,6 +1160,8 @@ int main(int argc, char **argv)
 			cfg.runs = atoi(v), i++;
 		else if (!strcmp(a, "--sqlite-records") && v)
 			cfg.sqlite_records = strtoull(v, NULL, 10), i++;
+		else if (!strcmp(a, "--thread-records") && v && strtoull(v, NULL, 10) >= 16)
+			cfg.thread_records = strtoull(v, NULL, 10), i++;
 		else if (!strcmp(a, "--callgrind") && v)
 			callgrind = v, i++;
 		else
@@ -1039,7 +1180,12 @@ int main(int argc, char **argv)
 	if (umtgen_write(small, &p) < 0)
 		return 1;
 	const char *trace = cfg.trace;
-	if (trace == NULL) {
+	static const char *const on_trace[] = {"scan", "operands", "thread", "random", "parallel",
+	                                       "cold", "sqlite"};
+	int needed = 0;
+	for (size_t k = 0; k < sizeof on_trace / sizeof on_trace[0]; k++)
+		needed |= wanted(on_trace[k]);
+	if (trace == NULL && needed) {
 		p.records = cfg.smoke ? 50000 : 20000000;
 		p.threads = 8;
 		fprintf(stderr, "umtbench: generating %llu records in %s\n",
@@ -1049,7 +1195,7 @@ int main(int argc, char **argv)
 		trace = generated;
 	}
 	printf("umtbench %s: trace %s, %d runs each; figures are medians [min..max]\n",
-	       umt_version(), trace, cfg.runs);
+	       umt_version(), trace ? trace : "(none needed)", cfg.runs);
 	struct stats scan = {1, 1, 1};
 	if (wanted("scan") || wanted("operands"))
 		bench_scan(trace, &scan);
@@ -1057,6 +1203,8 @@ int main(int argc, char **argv)
 		bench_operands(trace, scan);
 	if (wanted("thread"))
 		bench_thread(trace);
+	if (wanted("thread-vs-filter"))
+		bench_thread_vs_filter();
 	if (wanted("random"))
 		bench_random(trace);
 	if (wanted("parallel"))
@@ -1080,7 +1228,7 @@ int main(int argc, char **argv)
 		printf("sqlite    skipped: built without SQLite (libsqlite3-dev)\n");
 #endif
 	remove_trace(small);
-	if (cfg.trace == NULL)
+	if (cfg.trace == NULL && needed)
 		remove_trace(generated);
 	return 0;
 }

@@ -6,6 +6,7 @@
  * The per-record path is a few loads and compares: two offsets, one
  * branch for the extent and one table lookup for the type's minimum size.
  * Everything else (messages) happens only on failure.
+ * (The iterator along a thread's chain: thread.c.)
  */
 #include <stdlib.h>
 
@@ -149,6 +150,11 @@ bad_record(const umt_trace *t, uint64_t id, uint64_t begin, uint64_t end)
 static inline const uint8_t *chunk_map(const umt_trace *t)
 {
 	return atomic_load_explicit(&t->exec_checked, memory_order_acquire);
+}
+
+const uint8_t *umt__exec_chunk_map(const umt_trace *t)
+{
+	return chunk_map(t);
 }
 
 /*
@@ -343,17 +349,19 @@ int umt__exec_iter_init(umt_exec_iter *it, const umt_trace *t, uint64_t begin, u
 
 
 /*
- * How many of the @p max records from @p id on are good, stopping at the
- * first bad one: umt__rec_ok() on each, in one tight loop (each record's
- * end offset is the next one's begin).
+ * How many of the @p max (> 0) records from @p id on are good, stopping at
+ * the first bad one: the record check in one tight loop.
  */
 static uint64_t good_run(const umt_trace *t, uint64_t id, uint64_t max)
 {
 	const uint8_t *off = t->exec_offsets + id * 8, *rec = t->exec_records;
 	uint64_t size = t->exec_size, begin = umt__ld64(off), n = 0;
-	for (; n < max; n++) {
+	if (!umt__rec_ok(rec, size, begin, umt__ld64(off + 8)))
+		return 0;
+	/* each record begins where the previous one, checked, ends */
+	for (n = 1, begin = umt__ld64(off + 8); n < max; n++) {
 		uint64_t end = umt__ld64(off + (n + 1) * 8);
-		if (!umt__rec_ok(rec, size, begin, end))
+		if (!umt__rec_end_ok(rec, size, begin, end))
 			break;
 		begin = end;
 	}
@@ -435,9 +443,7 @@ int umt_exec_iter_next_block(umt_exec_iter *it, umt_exec_block *b, uint32_t max)
 	return (int)b->count;
 }
 
-/* ---- iterator along a thread -------------------------------------------- */
-
-#define THREAD_UNKNOWN INT64_MIN
+/* ---- prev/next links (their iterator: thread.c) ------------------------ */
 
 int umt_exec_links(const umt_trace *t, uint64_t id, int64_t *prev, int64_t *next)
 {
@@ -455,96 +461,6 @@ int umt_exec_links(const umt_trace *t, uint64_t id, int64_t *prev, int64_t *next
 	if (next)
 		*next = e->Next;
 	return 0;
-}
-
-int umt_thread_iter_init(umt_thread_iter *it, const umt_trace *t, uint64_t start_id,
-                         int direction)
-{
-	if (it == NULL || t == NULL || (direction != UMT_FORWARD && direction != UMT_BACKWARD))
-		return umt__failf(UMT_E_INVAL, "umt_thread_iter_init: invalid argument");
-	if (start_id >= t->exec_count)
-		return umt__failf(UMT_E_RANGE, "record %llu is out of range (%llu records)",
-		                  (unsigned long long)start_id, (unsigned long long)t->exec_count);
-	if (umt__prev_next(t) == NULL)
-		return UMT_E_IO;
-	it->trace = t;
-	it->next_id = (int64_t)start_id;
-	it->prev_id = -1;
-	it->thread_id = THREAD_UNKNOWN;
-	it->direction = direction;
-	return 0;
-}
-
-int umt_thread_iter_init_thread(umt_thread_iter *it, const umt_trace *t, uint64_t thread)
-{
-	const umt_thread_rec *row;
-	int rc = umt_thread_get(t, thread, &row);
-	if (rc < 0 || it == NULL)
-		return rc < 0 ? rc : umt__failf(UMT_E_INVAL, "umt_thread_iter_init_thread: invalid argument");
-	int64_t first = row->FirstEID;
-	if (first != -1 && (first < 0 || (uint64_t)first >= t->exec_count))
-		return umt__fail(UMT_E_BOUNDS, UMT_FILE_THREAD, UMT_LOC_ROW, thread,
-		                 t->thread.table_fp + thread * t->thread.row_size + 16,
-		                 "FirstEID %lld is outside the execution table (%llu records)",
-		                 (long long)first, (unsigned long long)t->exec_count);
-	if (first == -1) {
-		it->trace = t;
-		it->next_id = -1;
-		it->prev_id = -1;
-		it->thread_id = (int64_t)thread;
-		it->direction = UMT_FORWARD;
-		return 0;
-	}
-	rc = umt_thread_iter_init(it, t, (uint64_t)first, UMT_FORWARD);
-	it->thread_id = (int64_t)thread;
-	return rc;
-}
-
-/* Checks the link that led from prev_id to next_id. */
-static int check_link(const umt_thread_iter *it)
-{
-	const umt_trace *t = it->trace;
-	int64_t from = it->prev_id, to = it->next_id;
-	bool fwd = it->direction == UMT_FORWARD;
-	uint64_t at = (uint64_t)from * sizeof(umt_prev_next) + (fwd ? 8 : 0);
-	if (to < 0 || (uint64_t)to >= t->exec_count)
-		return umt__fail(UMT_E_BOUNDS, UMT_FILE_EXEC_PREV_NEXT, UMT_LOC_RECORD,
-		                 (uint64_t)from, at, "%s link %lld is outside the table (%llu records)",
-		                 fwd ? "Next" : "Prev", (long long)to,
-		                 (unsigned long long)t->exec_count);
-	if (fwd ? to <= from : to >= from)
-		return umt__fail(UMT_E_CORRUPT, UMT_FILE_EXEC_PREV_NEXT, UMT_LOC_RECORD,
-		                 (uint64_t)from, at, "%s link %lld does not %s", fwd ? "Next" : "Prev",
-		                 (long long)to, fwd ? "increase" : "decrease");
-	return 0;
-}
-
-int umt_thread_iter_next(umt_thread_iter *it, umt_rec *out)
-{
-	if (it->next_id == -1)
-		return 0;
-	int rc = 0;
-	if (it->prev_id >= 0)
-		rc = check_link(it);
-	if (rc == 0)
-		rc = umt_exec_get(it->trace, (uint64_t)it->next_id, out);
-	if (rc == 0 && it->thread_id != THREAD_UNKNOWN && out->thread_id != it->thread_id)
-		rc = umt__fail(UMT_E_CORRUPT, UMT_FILE_EXEC_PREV_NEXT, UMT_LOC_RECORD,
-		               (uint64_t)(it->prev_id >= 0 ? it->prev_id : it->next_id),
-		               (uint64_t)(it->prev_id >= 0 ? it->prev_id : it->next_id) *
-		                       sizeof(umt_prev_next),
-		               "chain of thread %lld reaches record %lld of thread %d",
-		               (long long)it->thread_id, (long long)it->next_id, out->thread_id);
-	if (rc < 0) {
-		it->next_id = -1;
-		return rc;
-	}
-	it->thread_id = out->thread_id;
-	it->prev_id = it->next_id;
-	const umt_prev_next *e = (const umt_prev_next *)(umt__prev_next(it->trace) +
-	                                                  out->id * sizeof(umt_prev_next));
-	it->next_id = it->direction == UMT_FORWARD ? e->Next : e->Prev;
-	return 1;
 }
 
 /* ---- parallel ranges, batched lookups, access hints ---------------------- */

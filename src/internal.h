@@ -190,6 +190,12 @@ UMT_HIDDEN void umt__ins_release(umt_trace *t);
 UMT_HIDDEN void umt__module_release(umt_trace *t);
 UMT_HIDDEN void umt__meta_release(umt_trace *t);
 
+/**
+ * exec.c: the map of checked chunks (one byte per 4096 records, see
+ * umt__chunk_checked()) if a scan or a view allocated it, else NULL.
+ */
+UMT_HIDDEN const uint8_t *umt__exec_chunk_map(const umt_trace *t);
+
 /** The exec.prev_next.column bytes, mapping them on first use; NULL on error. */
 UMT_HIDDEN const uint8_t *umt__prev_next(const umt_trace *t);
 

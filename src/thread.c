@@ -1,6 +1,9 @@
 /*
- * libumtrace - thread.itable: rows by ID (stride RowSize: 40 in real
- * traces, 48 per the spec) and lookup by Windows thread ID.
+ * libumtrace - threads: thread.itable rows by ID (stride RowSize: 40 in
+ * real traces, 48 per the spec), lookup by Windows thread ID, and the
+ * iterator along one thread's prev/next chain (its inline part is in
+ * umtrace.h: this file has the first record, chunk changes, the end and
+ * the errors).
  */
 #include "internal.h"
 
@@ -36,4 +39,149 @@ int umt_thread_find_win_tid(const umt_trace *t, int32_t win_tid, uint64_t *id)
 	return umt__fail(UMT_E_NOT_FOUND, UMT_FILE_THREAD, UMT_LOC_NONE, 0, 0,
 	                 "no thread has WinTID %d (0x%x) (%llu threads)", win_tid,
 	                 (unsigned)win_tid, (unsigned long long)t->thread.count);
+}
+
+/* ---- iterator along a thread's chain ------------------------------------ */
+
+#define THREAD_UNKNOWN INT64_MIN
+
+/* Records per chunk of the map of checked chunks. */
+#define CHUNK ((uint64_t)1 << UMT__EXEC_CHUNK_SHIFT)
+
+/*
+ * A chain is dense when it steps at most this far: then checking a whole
+ * chunk (about 16 instructions a record) costs less per record of the
+ * chain than checking its records one at a time in the step (about 80).
+ */
+#define DENSE_STEP 4
+
+int umt__thread_iter_init(umt_thread_iter *it, const umt_trace *t, uint64_t start_id,
+                          int direction)
+{
+	if (it == NULL || t == NULL || (direction != UMT_FORWARD && direction != UMT_BACKWARD))
+		return umt__failf(UMT_E_INVAL, "umt_thread_iter_init: invalid argument");
+	if (start_id >= t->exec_count)
+		return umt__failf(UMT_E_RANGE, "record %llu is out of range (%llu records)",
+		                  (unsigned long long)start_id, (unsigned long long)t->exec_count);
+	const uint8_t *pn = umt__prev_next(t);
+	if (pn == NULL)
+		return UMT_E_IO;
+	it->trace = t;
+	it->next_id = (int64_t)start_id;
+	it->prev_id = -1;
+	it->thread_id = THREAD_UNKNOWN;
+	it->direction = direction;
+	it->offsets = t->exec_offsets;
+	it->records = t->exec_records;
+	it->links = pn + (direction == UMT_FORWARD ? offsetof(umt_prev_next, Next)
+	                                           : offsetof(umt_prev_next, Prev));
+	it->good_lo = 0;
+	it->good_span = 0; /* the first record takes the step */
+	return 0;
+}
+
+int umt__thread_iter_init_thread(umt_thread_iter *it, const umt_trace *t, uint64_t thread)
+{
+	const umt_thread_rec *row;
+	int rc = umt_thread_get(t, thread, &row);
+	if (rc < 0 || it == NULL)
+		return rc < 0 ? rc : umt__failf(UMT_E_INVAL, "umt_thread_iter_init_thread: invalid argument");
+	int64_t first = row->FirstEID;
+	if (first != -1 && (first < 0 || (uint64_t)first >= t->exec_count))
+		return umt__fail(UMT_E_BOUNDS, UMT_FILE_THREAD, UMT_LOC_ROW, thread,
+		                 t->thread.table_fp + thread * t->thread.row_size + 16,
+		                 "FirstEID %lld is outside the execution table (%llu records)",
+		                 (long long)first, (unsigned long long)t->exec_count);
+	if (first == -1) { /* no records: an iterator at its end */
+		memset(it, 0, sizeof *it);
+		it->trace = t;
+		it->next_id = -1;
+		it->prev_id = -1;
+		it->thread_id = (int64_t)thread;
+		it->direction = UMT_FORWARD;
+		return 0;
+	}
+	rc = umt__thread_iter_init(it, t, (uint64_t)first, UMT_FORWARD);
+	it->thread_id = (int64_t)thread;
+	return rc;
+}
+
+/* Checks the link that led from prev_id to next_id. */
+static int check_link(const umt_thread_iter *it)
+{
+	const umt_trace *t = it->trace;
+	int64_t from = it->prev_id, to = it->next_id;
+	bool fwd = it->direction == UMT_FORWARD;
+	uint64_t at = (uint64_t)from * sizeof(umt_prev_next) + (fwd ? 8 : 0);
+	if (to < 0 || (uint64_t)to >= t->exec_count)
+		return umt__fail(UMT_E_BOUNDS, UMT_FILE_EXEC_PREV_NEXT, UMT_LOC_RECORD,
+		                 (uint64_t)from, at, "%s link %lld is outside the table (%llu records)",
+		                 fwd ? "Next" : "Prev", (long long)to,
+		                 (unsigned long long)t->exec_count);
+	if (fwd ? to <= from : to >= from)
+		return umt__fail(UMT_E_CORRUPT, UMT_FILE_EXEC_PREV_NEXT, UMT_LOC_RECORD,
+		                 (uint64_t)from, at, "%s link %lld does not %s", fwd ? "Next" : "Prev",
+		                 (long long)to, fwd ? "increase" : "decrease");
+	return 0;
+}
+
+/*
+ * The records that the inline path may take without checking them: the
+ * chunk of record @p id, when it is known good (a scan marked it), or when
+ * the chain is dense and the chunk turns out good now; else none.
+ */
+static void set_window(umt_thread_iter *it, uint64_t id)
+{
+	const umt_trace *t = it->trace;
+	uint64_t lo = id & ~(CHUNK - 1), hi = lo + CHUNK < t->exec_count ? lo + CHUNK : t->exec_count;
+	it->good_lo = lo;
+	it->good_span = 0;
+	const uint8_t *map = umt__exec_chunk_map(t);
+	if (map && umt__chunk_checked(map, id)) {
+		it->good_span = hi - lo;
+		return;
+	}
+	uint64_t step = it->prev_id < 0 ? UINT64_MAX
+	                : id > (uint64_t)it->prev_id ? id - (uint64_t)it->prev_id
+	                                              : (uint64_t)it->prev_id - id;
+	if (step <= DENSE_STEP) {
+		int64_t good = umt__exec_check_run(t, lo, hi); /* marks the chunk when all good */
+		if (good > 0) /* else the chunk's first record is bad: the step reports it if reached */
+			it->good_span = (uint64_t)good - lo;
+	}
+}
+
+int umt__thread_iter_step(umt_thread_iter *it, umt_rec *out)
+{
+	if (it == NULL || out == NULL)
+		return umt__failf(UMT_E_INVAL, "umt_thread_iter_next: invalid argument");
+	if (it->next_id == -1)
+		return 0;
+	int rc = 0;
+	if (it->prev_id >= 0)
+		rc = check_link(it);
+	if (rc == 0)
+		rc = umt_exec_get(it->trace, (uint64_t)it->next_id, out);
+	if (rc == 0 && it->thread_id != THREAD_UNKNOWN && out->thread_id != it->thread_id)
+		rc = umt__fail(UMT_E_CORRUPT, UMT_FILE_EXEC_PREV_NEXT, UMT_LOC_RECORD,
+		               (uint64_t)(it->prev_id >= 0 ? it->prev_id : it->next_id),
+		               (uint64_t)(it->prev_id >= 0 ? it->prev_id : it->next_id) *
+		                       sizeof(umt_prev_next),
+		               "chain of thread %lld reaches record %lld of thread %d",
+		               (long long)it->thread_id, (long long)it->next_id, out->thread_id);
+	if (rc < 0) {
+		it->next_id = -1;
+		it->good_span = 0;
+		return rc;
+	}
+	uint64_t id = out->id;
+	set_window(it, id);
+	it->thread_id = out->thread_id;
+	it->prev_id = (int64_t)id;
+	int64_t link;
+	memcpy(&link, it->links + id * sizeof(umt_prev_next), sizeof link);
+	it->next_id = link;
+	if (it->direction == UMT_FORWARD ? link <= (int64_t)id : (uint64_t)link >= id)
+		it->good_span = 0; /* not ahead: the next step checks it (as the inline path) */
+	return 1;
 }

@@ -340,24 +340,36 @@ static inline uint64_t umt_rec_min_size(unsigned type)
 
 /**
  * THE record check, used by every path that hands out a record (lookups,
- * both iterators, batches, thread chains; internal): whether the record
- * [@p begin, @p end) of an exec.vtable of @p size bytes (size >= 16, which
- * open checks) lies after the 16-byte file header and inside the file, holds
- * the 6-byte execRec header, and is at least the minimum size of its type,
- * which also rejects undefined types. The extent is three unsigned range
- * tests against size - 16 in one branch (a wrapped difference is huge);
- * the type byte is read only after them. umt__exec_bad() says which test
- * failed.
+ * both iterators, batches, thread chains; internal), in two parts. This
+ * one: whether record [@p begin, @p end) of an exec.vtable of @p size bytes
+ * (size >= 16, which open checks), whose begin is known to lie in [16, size],
+ * ends inside the file, holds the 6-byte execRec header, and is at least the
+ * minimum size of its type, which also rejects undefined types. Two unsigned
+ * range tests against size - 16 in one branch (a difference that wrapped is
+ * huge), then the type byte, read only after them. A scan checks the begin
+ * of its first record with umt__rec_ok() and then only this part: each
+ * record begins where the previous one, checked, ends.
+ */
+static inline int umt__rec_end_ok(const uint8_t *records, uint64_t size, uint64_t begin,
+                                  uint64_t end)
+{
+	uint64_t lim = size - sizeof(umt_exec_vtable_header);
+	if (UMT_INLINE_UNLIKELY((end - sizeof(umt_exec_vtable_header) > lim) |
+	                        (end - begin - UMT_EXEC_MIN_HDR > lim)))
+		return 0;
+	return end - begin >= umt_rec_min_size_table[records[begin + 4]];
+}
+
+/**
+ * THE record check, whole (internal): the begin of record [@p begin, @p end)
+ * lies after the 16-byte file header and inside the file, and
+ * umt__rec_end_ok(). umt__exec_bad() says which test failed.
  */
 static inline int umt__rec_ok(const uint8_t *records, uint64_t size, uint64_t begin,
                               uint64_t end)
 {
-	uint64_t lim = size - sizeof(umt_exec_vtable_header);
-	if (UMT_INLINE_UNLIKELY((begin - sizeof(umt_exec_vtable_header) > lim) |
-	                        (end - sizeof(umt_exec_vtable_header) > lim) |
-	                        (end - begin - UMT_EXEC_MIN_HDR > lim)))
-		return 0;
-	return end - begin >= umt_rec_min_size_table[records[begin + 4]];
+	return begin - sizeof(umt_exec_vtable_header) <= size - sizeof(umt_exec_vtable_header) &&
+	       umt__rec_end_ok(records, size, begin, end);
 }
 
 /**
@@ -642,22 +654,57 @@ enum umt_direction {
  * Links are checked: inside [0, count), strictly increasing forward (IDs are
  * sequence numbers), and to a record of the same thread; so iteration always
  * terminates, even on a corrupt cyclic chain.
+ *
+ * Which to use for one thread's records: this iterator, whatever the number
+ * of threads; it reads only that thread's records (and their links), where
+ * a scan of every record filtered by umt_rec.thread_id reads them all. On a
+ * trace of one thread the two run at about the same speed; with two threads
+ * or more the chain is faster, by up to the number of threads (figures in
+ * docs/performance.md). To visit every thread's records in any order, scan
+ * once (umt_exec_iter) instead of walking each chain.
+ *
+ * A plain caller-owned struct: keep it in a local variable of the walking
+ * function, so that its fields stay in registers (as for umt_exec_view).
  */
 typedef struct umt_thread_iter {
 	const umt_trace *trace; /**< the trace iterated */
-	int64_t next_id;    /**< next record to return, -1 at the end */
-	int64_t prev_id;    /**< record returned last, -1 before the first */
 	int64_t thread_id;  /**< thread of the chain; INT64_MIN until the first record */
+	int64_t prev_id;    /**< record returned last, -1 before the first */
 	int direction;      /**< UMT_FORWARD or UMT_BACKWARD */
+	/* internal, for the inline path of umt_thread_iter_next(): */
+	const uint8_t *offsets; /**< exec.offsets */
+	const uint8_t *records; /**< exec.vtable */
+	const uint8_t *links;   /**< exec.prev_next.column, at the link followed (Next or Prev) */
+	uint64_t good_lo;       /**< records [good_lo, good_lo + good_span) are known good; */
+	uint64_t good_span;     /**< 0 when next_id is not known to be a good link */
+	int64_t next_id;    /**< next record to return, -1 at the end */
 } umt_thread_iter;
+
+/** umt_thread_iter_init() out of line (internal). */
+UMT_API int umt__thread_iter_init(umt_thread_iter *it, const umt_trace *t, uint64_t start_id,
+                                  int direction);
+
+/** umt_thread_iter_init_thread() out of line (internal). */
+UMT_API int umt__thread_iter_init_thread(umt_thread_iter *it, const umt_trace *t,
+                                         uint64_t thread);
 
 /**
  * Prepares @p it to follow the chain of record @p start_id (included) in
  * @p direction. Maps exec.prev_next.column on first use.
  * @return 0; UMT_E_INVAL, UMT_E_RANGE, UMT_E_IO (mapping failed).
  */
-UMT_API int umt_thread_iter_init(umt_thread_iter *it, const umt_trace *t,
-                                 uint64_t start_id, int direction);
+static inline int umt_thread_iter_init(umt_thread_iter *it, const umt_trace *t,
+                                       uint64_t start_id, int direction)
+{
+	/* as umt_exec_view_init(): the caller's iterator never escapes, and
+	 * after a failure it is at its end */
+	umt_thread_iter tmp = {0};
+	tmp.next_id = -1;
+	int rc = umt__thread_iter_init(it ? &tmp : NULL, t, start_id, direction);
+	if (it)
+		*it = tmp;
+	return rc;
+}
 
 /**
  * Prepares @p it to follow thread-table row @p thread forward from its
@@ -665,16 +712,111 @@ UMT_API int umt_thread_iter_init(umt_thread_iter *it, const umt_trace *t,
  * @return 0; UMT_E_INVAL, UMT_E_RANGE, UMT_E_BOUNDS (FirstEID outside the
  *   exec table), UMT_E_IO.
  */
-UMT_API int umt_thread_iter_init_thread(umt_thread_iter *it, const umt_trace *t,
-                                        uint64_t thread);
+static inline int umt_thread_iter_init_thread(umt_thread_iter *it, const umt_trace *t,
+                                              uint64_t thread)
+{
+	umt_thread_iter tmp = {0}; /* as umt_thread_iter_init() */
+	tmp.next_id = -1;
+	int rc = umt__thread_iter_init_thread(it ? &tmp : NULL, t, thread);
+	if (it)
+		*it = tmp;
+	return rc;
+}
+
+/**
+ * umt_thread_iter_next() out of line (internal): the first record of the
+ * chain, the first one in each chunk of 4096 records, every one in a chunk
+ * with a bad record, and the end and the errors.
+ */
+UMT_API int umt__thread_iter_step(umt_thread_iter *it, umt_rec *out);
+
+/*
+ * Prefetches the links and offsets of records 64 to 72 ahead of @p id in
+ * the iterator's direction (@p back: 0 forward, all ones backward;
+ * internal): a chain walk is a chain of dependent loads, and on a sparse
+ * chain each link is in a line of its own. Two lines of links, one of
+ * offsets: as many as a step of 8 records (8 threads) needs. A prefetch
+ * never faults: the addresses may pass the ends of the files.
+ */
+static inline void umt__thread_iter_prefetch(const umt_thread_iter *it, uint64_t id, int64_t back)
+{
+#if defined(__GNUC__)
+	uint64_t at = id + (((uint64_t)64 ^ (uint64_t)back) - (uint64_t)back);
+	uint64_t next = at + (((uint64_t)4 ^ (uint64_t)back) - (uint64_t)back);
+	__builtin_prefetch((const void *)((uintptr_t)it->links + at * 16));
+	__builtin_prefetch((const void *)((uintptr_t)it->links + next * 16));
+	__builtin_prefetch((const void *)((uintptr_t)it->offsets + at * 8));
+#else
+	(void)it, (void)id, (void)back;
+#endif
+}
+
+/*
+ * umt__thread_iter_step() on copies of the iterator and the record view
+ * (internal), so that the caller's never escape: the compiler can then keep
+ * their fields in registers, and drop the stores of the fields not read.
+ */
+static inline int umt__thread_iter_slow(umt_thread_iter *it, umt_rec *out)
+{
+	umt_thread_iter tmp = *it;
+	umt_rec rec;
+	int rc = umt__thread_iter_step(&tmp, &rec);
+	/* only what the step changes: whole-struct copies make compilers keep
+	 * pairs of fields in vector registers */
+	it->next_id = tmp.next_id;
+	it->thread_id = tmp.thread_id;
+	it->prev_id = tmp.prev_id;
+	it->good_lo = tmp.good_lo;
+	it->good_span = tmp.good_span;
+	if (rc > 0)
+		*out = rec;
+	return rc;
+}
 
 /**
  * The next record of the chain. @return 1 with *out filled; 0 at the end;
  * a negative error for a bad record or a bad link (UMT_E_CORRUPT: link
  * not increasing, to another thread; UMT_E_BOUNDS: outside the table), after
  * which the iterator is at its end.
+ *
+ * Inline: within a chunk of 4096 records that is known good (a scan, or
+ * this iterator on a dense chain, checked it), a record costs its offsets
+ * and header, the test of its thread and the link to the next one, whose
+ * range and direction are tested here, before it is followed. On sparse
+ * chains the links and offsets ahead are prefetched: a chain walk is a
+ * chain of dependent loads.
  */
-UMT_API int umt_thread_iter_next(umt_thread_iter *it, umt_rec *out);
+static inline int umt_thread_iter_next(umt_thread_iter *__restrict it, umt_rec *__restrict out)
+{
+	uint64_t id = (uint64_t)it->next_id;
+	if (UMT_INLINE_UNLIKELY(id - it->good_lo >= it->good_span))
+		return umt__thread_iter_slow(it, out);
+	uint64_t begin, end;
+	memcpy(&begin, it->offsets + id * 8, sizeof begin);
+	memcpy(&end, it->offsets + id * 8 + 8, sizeof end);
+	int32_t thread;
+	memcpy(&thread, it->records + begin, sizeof thread);
+	if (UMT_INLINE_UNLIKELY(thread != it->thread_id)) { /* the step reports it */
+		it->good_span = 0;
+		return umt__thread_iter_slow(it, out);
+	}
+	int64_t link;
+	memcpy(&link, it->links + id * 16, sizeof link);
+	umt__rec_fill(it->records, id, begin, end, out);
+	it->prev_id = (int64_t)id;
+	it->next_id = link;
+	/* The link must lead ahead, forward or backward (-1, the end, does not
+	 * forward): else the next call takes the step, which tells why. A link
+	 * that leaves the table leaves the window of good records too (the
+	 * test at the top of the next call). */
+	int64_t back = -(int64_t)(it->direction < 0); /* 0 forward, all ones backward */
+	uint64_t ahead = (((uint64_t)link - id) ^ (uint64_t)back) - (uint64_t)back;
+	if (UMT_INLINE_UNLIKELY((int64_t)ahead <= 0))
+		it->good_span = 0;
+	else if (ahead > 2) /* sparse: keep the links and offsets ahead coming */
+		umt__thread_iter_prefetch(it, id, back);
+	return 1;
+}
 
 /**
  * The Prev and Next links of record @p id as stored (-1 for none; not
