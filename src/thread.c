@@ -49,11 +49,21 @@ int umt_thread_find_win_tid(const umt_trace *t, int32_t win_tid, uint64_t *id)
 #define CHUNK ((uint64_t)1 << UMT__EXEC_CHUNK_SHIFT)
 
 /*
- * A chain is dense when it steps at most this far: then checking a whole
- * chunk (about 16 instructions a record) costs less per record of the
- * chain than checking its records one at a time in the step (about 80).
+ * A thread is dense when it holds at least 1/DENSE of the records: then
+ * checking the whole chunk that its chain enters (about 16 instructions a
+ * record) costs less per record of the chain than checking its records one
+ * at a time in the step (about 150), and later walks and lookups skip the
+ * checks of the chunk.
  */
-#define DENSE_STEP 4
+#define DENSE 16
+
+/*
+ * Below 1/SPARSE of the records, the links of a chain are too far apart for
+ * the processor's prefetchers (at most a few in a line): the inline path
+ * prefetches the links and offsets ahead. Above, the prefetch instructions
+ * would cost more than they save.
+ */
+#define SPARSE 6
 
 int umt__thread_iter_init(umt_thread_iter *it, const umt_trace *t, uint64_t start_id,
                           int direction)
@@ -76,7 +86,8 @@ int umt__thread_iter_init(umt_thread_iter *it, const umt_trace *t, uint64_t star
 	it->links = pn + (direction == UMT_FORWARD ? offsetof(umt_prev_next, Next)
 	                                           : offsetof(umt_prev_next, Prev));
 	it->good_lo = 0;
-	it->good_span = 0; /* the first record takes the step */
+	it->good_hi = 0; /* the first record takes the step */
+	it->prefetched = start_id;
 	return 0;
 }
 
@@ -126,29 +137,40 @@ static int check_link(const umt_thread_iter *it)
 }
 
 /*
+ * Whether the thread of the chain holds at least 1/@p part of the records
+ * (by its row's RecCount, a hint that decides nothing but speed).
+ */
+static bool thread_holds(const umt_trace *t, int64_t thread, uint64_t part)
+{
+	const umt_thread_rec *row;
+	if (thread < 0 || (uint64_t)thread >= t->thread.count)
+		return false;
+	row = (const umt_thread_rec *)(t->thread.rows + (uint64_t)thread * t->thread.row_size);
+	return row->RecCount > 0 && (uint64_t)row->RecCount >= t->exec_count / part;
+}
+
+/*
  * The records that the inline path may take without checking them: the
  * chunk of record @p id, when it is known good (a scan marked it), or when
- * the chain is dense and the chunk turns out good now; else none.
+ * the thread is dense, the good records of the chunk from its start, if
+ * they reach past @p id; else none (good_hi 0).
  */
 static void set_window(umt_thread_iter *it, uint64_t id)
 {
 	const umt_trace *t = it->trace;
 	uint64_t lo = id & ~(CHUNK - 1), hi = lo + CHUNK < t->exec_count ? lo + CHUNK : t->exec_count;
 	it->good_lo = lo;
-	it->good_span = 0;
+	it->good_hi = 0;
 	const uint8_t *map = umt__exec_chunk_map(t);
-	if (map && umt__chunk_checked(map, id)) {
-		it->good_span = hi - lo;
-		return;
-	}
-	uint64_t step = it->prev_id < 0 ? UINT64_MAX
-	                : id > (uint64_t)it->prev_id ? id - (uint64_t)it->prev_id
-	                                              : (uint64_t)it->prev_id - id;
-	if (step <= DENSE_STEP) {
+	if (map && umt__chunk_checked(map, id))
+		it->good_hi = hi;
+	else if (thread_holds(t, it->thread_id, DENSE)) {
 		int64_t good = umt__exec_check_run(t, lo, hi); /* marks the chunk when all good */
 		if (good > 0) /* else the chunk's first record is bad: the step reports it if reached */
-			it->good_span = (uint64_t)good - lo;
+			it->good_hi = (uint64_t)good;
 	}
+	if (id >= it->good_hi) /* a bad record before id ended the run: no window */
+		it->good_hi = 0;
 }
 
 int umt__thread_iter_step(umt_thread_iter *it, umt_rec *out)
@@ -171,17 +193,22 @@ int umt__thread_iter_step(umt_thread_iter *it, umt_rec *out)
 		               (long long)it->thread_id, (long long)it->next_id, out->thread_id);
 	if (rc < 0) {
 		it->next_id = -1;
-		it->good_span = 0;
+		it->good_hi = 0;
 		return rc;
 	}
 	uint64_t id = out->id;
-	set_window(it, id);
 	it->thread_id = out->thread_id;
+	it->sparse = !thread_holds(it->trace, it->thread_id, SPARSE);
+	set_window(it, id);
 	it->prev_id = (int64_t)id;
 	int64_t link;
 	memcpy(&link, it->links + id * sizeof(umt_prev_next), sizeof link);
 	it->next_id = link;
-	if (it->direction == UMT_FORWARD ? link <= (int64_t)id : (uint64_t)link >= id)
-		it->good_span = 0; /* not ahead: the next step checks it (as the inline path) */
+	/* as the inline path: it goes on when the link leads ahead into the window */
+	if (it->direction == UMT_FORWARD ? (uint64_t)link - id - 1 >= it->good_hi - id - 1
+	                                 : id - 1 - (uint64_t)link >= id - it->good_lo)
+		it->good_hi = 0;
+	else if (it->sparse)
+		umt__thread_iter_prefetch(it, id);
 	return 1;
 }

@@ -668,16 +668,17 @@ enum umt_direction {
  */
 typedef struct umt_thread_iter {
 	const umt_trace *trace; /**< the trace iterated */
-	int64_t thread_id;  /**< thread of the chain; INT64_MIN until the first record */
-	int64_t prev_id;    /**< record returned last, -1 before the first */
-	int direction;      /**< UMT_FORWARD or UMT_BACKWARD */
-	/* internal, for the inline path of umt_thread_iter_next(): */
-	const uint8_t *offsets; /**< exec.offsets */
+	int64_t next_id;        /**< next record to return, -1 at the end */
+	const uint8_t *offsets; /**< exec.offsets (internal, as the fields below) */
+	int64_t thread_id;      /**< thread of the chain; INT64_MIN until the first record */
 	const uint8_t *records; /**< exec.vtable */
+	int64_t prev_id;        /**< record returned last, -1 before the first */
 	const uint8_t *links;   /**< exec.prev_next.column, at the link followed (Next or Prev) */
-	uint64_t good_lo;       /**< records [good_lo, good_lo + good_span) are known good; */
-	uint64_t good_span;     /**< 0 when next_id is not known to be a good link */
-	int64_t next_id;    /**< next record to return, -1 at the end */
+	uint64_t good_lo;       /**< records [good_lo, good_hi) are known good, and next_id, */
+	int direction;          /**< UMT_FORWARD or UMT_BACKWARD */
+	uint64_t good_hi;       /**< a checked link among them; 0: not known */
+	uint64_t prefetched;    /**< links and offsets are prefetched up to this record */
+	int sparse;             /**< the thread holds few records: prefetch along its chain */
 } umt_thread_iter;
 
 /** umt_thread_iter_init() out of line (internal). */
@@ -731,24 +732,36 @@ static inline int umt_thread_iter_init_thread(umt_thread_iter *it, const umt_tra
 UMT_API int umt__thread_iter_step(umt_thread_iter *it, umt_rec *out);
 
 /*
- * Prefetches the links and offsets of records 64 to 72 ahead of @p id in
- * the iterator's direction (@p back: 0 forward, all ones backward;
- * internal): a chain walk is a chain of dependent loads, and on a sparse
- * chain each link is in a line of its own. Two lines of links, one of
- * offsets: as many as a step of 8 records (8 threads) needs. A prefetch
- * never faults: the addresses may pass the ends of the files.
+ * Prefetches the links and offsets of the records up to 512 ahead of @p id
+ * in the iterator's direction that are not yet (internal): a chain walk is
+ * a chain of dependent loads, and on a sparse chain each link is in a line
+ * of its own, at distances no prefetcher of the processor foresees. A
+ * prefetch never faults: the addresses may pass the ends of the files.
  */
-static inline void umt__thread_iter_prefetch(const umt_thread_iter *it, uint64_t id, int64_t back)
+static inline void umt__thread_iter_prefetch(umt_thread_iter *it, uint64_t id)
 {
+	enum { AHEAD = 512, LINE = 4 /* links per 64-byte line */ };
+	uint64_t at = it->prefetched;
+	if (it->direction == UMT_FORWARD) {
+		if (at < id)
+			at = id;
+		for (; at < id + AHEAD; at += LINE) {
 #if defined(__GNUC__)
-	uint64_t at = id + (((uint64_t)64 ^ (uint64_t)back) - (uint64_t)back);
-	uint64_t next = at + (((uint64_t)4 ^ (uint64_t)back) - (uint64_t)back);
-	__builtin_prefetch((const void *)((uintptr_t)it->links + at * 16));
-	__builtin_prefetch((const void *)((uintptr_t)it->links + next * 16));
-	__builtin_prefetch((const void *)((uintptr_t)it->offsets + at * 8));
-#else
-	(void)it, (void)id, (void)back;
+			__builtin_prefetch((const void *)((uintptr_t)it->links + at * 16));
+			__builtin_prefetch((const void *)((uintptr_t)it->offsets + at * 8));
 #endif
+		}
+	} else {
+		if (at > id || at < LINE)
+			at = id;
+		for (; at >= LINE && at + AHEAD > id; at -= LINE) {
+#if defined(__GNUC__)
+			__builtin_prefetch((const void *)((uintptr_t)it->links + at * 16));
+			__builtin_prefetch((const void *)((uintptr_t)it->offsets + at * 8));
+#endif
+		}
+	}
+	it->prefetched = at;
 }
 
 /*
@@ -767,7 +780,8 @@ static inline int umt__thread_iter_slow(umt_thread_iter *it, umt_rec *out)
 	it->thread_id = tmp.thread_id;
 	it->prev_id = tmp.prev_id;
 	it->good_lo = tmp.good_lo;
-	it->good_span = tmp.good_span;
+	it->good_hi = tmp.good_hi;
+	it->prefetched = tmp.prefetched;
 	if (rc > 0)
 		*out = rec;
 	return rc;
@@ -782,22 +796,22 @@ static inline int umt__thread_iter_slow(umt_thread_iter *it, umt_rec *out)
  * Inline: within a chunk of 4096 records that is known good (a scan, or
  * this iterator on a dense chain, checked it), a record costs its offsets
  * and header, the test of its thread and the link to the next one, whose
- * range and direction are tested here, before it is followed. On sparse
- * chains the links and offsets ahead are prefetched: a chain walk is a
- * chain of dependent loads.
+ * range and direction are tested here, before it is followed. On the
+ * chains of threads that hold few records (under 1/6) the links and offsets
+ * ahead are prefetched: a chain walk is a chain of dependent loads.
  */
 static inline int umt_thread_iter_next(umt_thread_iter *__restrict it, umt_rec *__restrict out)
 {
-	uint64_t id = (uint64_t)it->next_id;
-	if (UMT_INLINE_UNLIKELY(id - it->good_lo >= it->good_span))
+	if (UMT_INLINE_UNLIKELY(it->good_hi == 0))
 		return umt__thread_iter_slow(it, out);
+	uint64_t id = (uint64_t)it->next_id; /* a checked link, to a record known good */
 	uint64_t begin, end;
 	memcpy(&begin, it->offsets + id * 8, sizeof begin);
 	memcpy(&end, it->offsets + id * 8 + 8, sizeof end);
 	int32_t thread;
 	memcpy(&thread, it->records + begin, sizeof thread);
 	if (UMT_INLINE_UNLIKELY(thread != it->thread_id)) { /* the step reports it */
-		it->good_span = 0;
+		it->good_hi = 0;
 		return umt__thread_iter_slow(it, out);
 	}
 	int64_t link;
@@ -805,16 +819,18 @@ static inline int umt_thread_iter_next(umt_thread_iter *__restrict it, umt_rec *
 	umt__rec_fill(it->records, id, begin, end, out);
 	it->prev_id = (int64_t)id;
 	it->next_id = link;
-	/* The link must lead ahead, forward or backward (-1, the end, does not
-	 * forward): else the next call takes the step, which tells why. A link
-	 * that leaves the table leaves the window of good records too (the
-	 * test at the top of the next call). */
-	int64_t back = -(int64_t)(it->direction < 0); /* 0 forward, all ones backward */
-	uint64_t ahead = (((uint64_t)link - id) ^ (uint64_t)back) - (uint64_t)back;
-	if (UMT_INLINE_UNLIKELY((int64_t)ahead <= 0))
-		it->good_span = 0;
-	else if (ahead > 2) /* sparse: keep the links and offsets ahead coming */
-		umt__thread_iter_prefetch(it, id, back);
+	/* The next call stays here when the link leads ahead (forward or
+	 * backward) to a record of the window known good; else (the end, -1,
+	 * included) it takes the step, which checks the link and tells why. */
+	if (it->direction == UMT_FORWARD) {
+		if (UMT_INLINE_UNLIKELY((uint64_t)link - id - 1 >= it->good_hi - id - 1))
+			it->good_hi = 0; /* not in (id, good_hi) */
+	} else {
+		if (UMT_INLINE_UNLIKELY(id - 1 - (uint64_t)link >= id - it->good_lo))
+			it->good_hi = 0; /* not in [good_lo, id) */
+	}
+	if (it->sparse) /* keep the links and offsets ahead coming */
+		umt__thread_iter_prefetch(it, id);
 	return 1;
 }
 
