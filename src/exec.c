@@ -146,6 +146,41 @@ bad_record(const umt_trace *t, uint64_t id, uint64_t begin, uint64_t end)
 	                 (unsigned long long)umt_rec_min_size(type));
 }
 
+/*
+ * The map of checked chunks of CHUNK records: byte k is set once every
+ * record of chunk k passed umt__rec_ok(), so that later scans and lookups
+ * skip their checks (umt__chunk_checked()). The mapping is read-only, so a
+ * record that was good stays good (see Caveats for files changed under a
+ * mapping). One byte per chunk, 244 KB for 10^9 records, allocated on first
+ * use, not at open; a byte, not a bit, so that lookups test it in one load
+ * and scans set it with a plain store. NULL when out of memory (then every
+ * record is checked every time, and the next call tries again).
+ */
+#define CHUNK_SHIFT UMT__EXEC_CHUNK_SHIFT
+#define CHUNK ((uint64_t)1 << CHUNK_SHIFT)
+
+static const uint8_t *checked_chunks(const umt_trace *ct)
+{
+	umt_trace *t = (umt_trace *)(uintptr_t)ct; /* lazily filled cache */
+	uint8_t *map = atomic_load_explicit(&t->exec_checked, memory_order_acquire);
+	if (UMT_LIKELY(map != NULL))
+		return map;
+	pthread_mutex_lock(&t->lazy_lock);
+	map = atomic_load_explicit(&t->exec_checked, memory_order_relaxed);
+	if (map == NULL) {
+		map = calloc((t->exec_count >> CHUNK_SHIFT) + 1, 1);
+		atomic_store_explicit(&t->exec_checked, map, memory_order_release);
+	}
+	pthread_mutex_unlock(&t->lazy_lock);
+	return map;
+}
+
+void umt__exec_release(umt_trace *t)
+{
+	free(atomic_load_explicit(&t->exec_checked, memory_order_relaxed));
+	atomic_store_explicit(&t->exec_checked, NULL, memory_order_relaxed);
+}
+
 /* The map of checked chunks if it exists yet, else NULL. */
 static inline const uint8_t *chunk_map(const umt_trace *t)
 {
@@ -179,7 +214,7 @@ static inline void fill_out(const uint8_t *records, uint64_t id, uint64_t begin,
 	memcpy(&out->thread_id, p, 8);
 }
 
-static int __attribute__((noinline, cold)) out_of_range(const umt_trace *t, uint64_t id)
+int umt__exec_out_of_range(const umt_trace *t, uint64_t id)
 {
 	return umt__failf(UMT_E_RANGE, "record %llu is out of range (%llu records)",
 	                  (unsigned long long)id, (unsigned long long)t->exec_count);
@@ -190,7 +225,7 @@ int umt_exec_get(const umt_trace *t, uint64_t id, umt_rec *out)
 	if (UMT_UNLIKELY(t == NULL || out == NULL))
 		return umt__failf(UMT_E_INVAL, "umt_exec_get: invalid argument");
 	if (UMT_UNLIKELY(id >= t->exec_count))
-		return out_of_range(t, id);
+		return umt__exec_out_of_range(t, id);
 	const uint8_t *map = chunk_map(t), *o = t->exec_offsets + id * 8;
 	uint64_t begin = umt__ld64(o), end = umt__ld64(o + 8);
 	if (UMT_UNLIKELY(!(map && umt__chunk_checked(map, id))) &&
@@ -199,8 +234,6 @@ int umt_exec_get(const umt_trace *t, uint64_t id, umt_rec *out)
 	fill_out(t->exec_records, id, begin, end, out);
 	return 0;
 }
-
-static const uint8_t *checked_chunks(const umt_trace *ct);
 
 int umt__exec_view_init(umt_exec_view *v, const umt_trace *t)
 {
@@ -223,7 +256,7 @@ int umt__exec_bad(const umt_trace *t, uint64_t id)
 	if (t == NULL)
 		return umt__failf(UMT_E_INVAL, "record accessor: invalid argument");
 	if (id >= t->exec_count)
-		return out_of_range(t, id);
+		return umt__exec_out_of_range(t, id);
 	/* the full check, whatever the map says: the caller's check failed */
 	const uint8_t *o = t->exec_offsets + id * 8;
 	uint64_t begin = umt__ld64(o), end = umt__ld64(o + 8);
@@ -336,7 +369,7 @@ int umt__exec_iter_init(umt_exec_iter *it, const umt_trace *t, uint64_t begin, u
 	if (it == NULL || t == NULL)
 		return umt__failf(UMT_E_INVAL, "umt_exec_iter_init: invalid argument");
 	if (begin > t->exec_count)
-		return out_of_range(t, begin);
+		return umt__exec_out_of_range(t, begin);
 	it->trace = t;
 	it->offsets = t->exec_offsets;
 	it->records = t->exec_records;
@@ -366,41 +399,6 @@ static uint64_t good_run(const umt_trace *t, uint64_t id, uint64_t max)
 		begin = end;
 	}
 	return n;
-}
-
-/*
- * The map of checked chunks of CHUNK records: byte k is set once every
- * record of chunk k passed umt__rec_ok(), so that later scans and lookups
- * skip their checks (umt__chunk_checked()). The mapping is read-only, so a
- * record that was good stays good (see Caveats for files changed under a
- * mapping). One byte per chunk, 244 KB for 10^9 records, allocated on first
- * use, not at open; a byte, not a bit, so that lookups test it in one load
- * and scans set it with a plain store. NULL when out of memory (then every
- * record is checked every time, and the next call tries again).
- */
-#define CHUNK_SHIFT UMT__EXEC_CHUNK_SHIFT
-#define CHUNK ((uint64_t)1 << CHUNK_SHIFT)
-
-static const uint8_t *checked_chunks(const umt_trace *ct)
-{
-	umt_trace *t = (umt_trace *)(uintptr_t)ct; /* lazily filled cache */
-	uint8_t *map = atomic_load_explicit(&t->exec_checked, memory_order_acquire);
-	if (UMT_LIKELY(map != NULL))
-		return map;
-	pthread_mutex_lock(&t->lazy_lock);
-	map = atomic_load_explicit(&t->exec_checked, memory_order_relaxed);
-	if (map == NULL) {
-		map = calloc((t->exec_count >> CHUNK_SHIFT) + 1, 1);
-		atomic_store_explicit(&t->exec_checked, map, memory_order_release);
-	}
-	pthread_mutex_unlock(&t->lazy_lock);
-	return map;
-}
-
-void umt__exec_release(umt_trace *t)
-{
-	free(atomic_load_explicit(&t->exec_checked, memory_order_relaxed));
-	atomic_store_explicit(&t->exec_checked, NULL, memory_order_relaxed);
 }
 
 int64_t umt__exec_check_run(const umt_trace *t, uint64_t id, uint64_t end)
@@ -450,8 +448,7 @@ int umt_exec_links(const umt_trace *t, uint64_t id, int64_t *prev, int64_t *next
 	if (t == NULL)
 		return umt__failf(UMT_E_INVAL, "umt_exec_links: invalid argument");
 	if (id >= t->exec_count)
-		return umt__failf(UMT_E_RANGE, "record %llu is out of range (%llu records)",
-		                  (unsigned long long)id, (unsigned long long)t->exec_count);
+		return umt__exec_out_of_range(t, id);
 	const uint8_t *pn = umt__prev_next(t);
 	if (pn == NULL)
 		return UMT_E_IO; /* message set by the mapping */

@@ -190,6 +190,9 @@ UMT_HIDDEN void umt__ins_release(umt_trace *t);
 UMT_HIDDEN void umt__module_release(umt_trace *t);
 UMT_HIDDEN void umt__meta_release(umt_trace *t);
 
+/** exec.c: reports record @p id out of range (UMT_E_RANGE, the message set). */
+UMT_HIDDEN int umt__exec_out_of_range(const umt_trace *t, uint64_t id) __attribute__((cold));
+
 /**
  * exec.c: the map of checked chunks (one byte per 4096 records, see
  * umt__chunk_checked()) if a scan or a view allocated it, else NULL.

@@ -71,8 +71,7 @@ int umt__thread_iter_init(umt_thread_iter *it, const umt_trace *t, uint64_t star
 	if (it == NULL || t == NULL || (direction != UMT_FORWARD && direction != UMT_BACKWARD))
 		return umt__failf(UMT_E_INVAL, "umt_thread_iter_init: invalid argument");
 	if (start_id >= t->exec_count)
-		return umt__failf(UMT_E_RANGE, "record %llu is out of range (%llu records)",
-		                  (unsigned long long)start_id, (unsigned long long)t->exec_count);
+		return umt__exec_out_of_range(t, start_id);
 	const uint8_t *pn = umt__prev_next(t);
 	if (pn == NULL)
 		return UMT_E_IO;
@@ -205,8 +204,8 @@ int umt__thread_iter_step(umt_thread_iter *it, umt_rec *out)
 	memcpy(&link, it->links + id * sizeof(umt_prev_next), sizeof link);
 	it->next_id = link;
 	/* as the inline path: it goes on when the link leads ahead into the window */
-	if (it->direction == UMT_FORWARD ? (uint64_t)link - id - 1 >= it->good_hi - id - 1
-	                                 : id - 1 - (uint64_t)link >= id - it->good_lo)
+	if (it->direction == UMT_FORWARD ? (uint64_t)link <= id || (uint64_t)link >= it->good_hi
+	                                 : (uint64_t)link >= id || (uint64_t)link < it->good_lo)
 		it->good_hi = 0;
 	else if (it->sparse)
 		umt__thread_iter_prefetch(it, id);

@@ -669,14 +669,17 @@ enum umt_direction {
 typedef struct umt_thread_iter {
 	const umt_trace *trace; /**< the trace iterated */
 	int64_t next_id;        /**< next record to return, -1 at the end */
-	const uint8_t *offsets; /**< exec.offsets (internal, as the fields below) */
+	/* internal from here, but for thread_id, prev_id and direction, in an
+	 * order that keeps apart the fields the inline path changes (compilers
+	 * keep neighbours in vector registers otherwise) */
+	const uint8_t *offsets; /**< exec.offsets */
 	int64_t thread_id;      /**< thread of the chain; INT64_MIN until the first record */
 	const uint8_t *records; /**< exec.vtable */
 	int64_t prev_id;        /**< record returned last, -1 before the first */
 	const uint8_t *links;   /**< exec.prev_next.column, at the link followed (Next or Prev) */
-	uint64_t good_lo;       /**< records [good_lo, good_hi) are known good, and next_id, */
+	uint64_t good_lo;       /**< the window [good_lo, good_hi) of records known good */
 	int direction;          /**< UMT_FORWARD or UMT_BACKWARD */
-	uint64_t good_hi;       /**< a checked link among them; 0: not known */
+	uint64_t good_hi;       /**< 0 unless next_id is a checked link into the window */
 	uint64_t prefetched;    /**< links and offsets are prefetched up to this record */
 	int sparse;             /**< the thread holds few records: prefetch along its chain */
 } umt_thread_iter;
@@ -782,6 +785,7 @@ static inline int umt__thread_iter_slow(umt_thread_iter *it, umt_rec *out)
 	it->good_lo = tmp.good_lo;
 	it->good_hi = tmp.good_hi;
 	it->prefetched = tmp.prefetched;
+	it->sparse = tmp.sparse;
 	if (rc > 0)
 		*out = rec;
 	return rc;
@@ -823,10 +827,10 @@ static inline int umt_thread_iter_next(umt_thread_iter *__restrict it, umt_rec *
 	 * backward) to a record of the window known good; else (the end, -1,
 	 * included) it takes the step, which checks the link and tells why. */
 	if (it->direction == UMT_FORWARD) {
-		if (UMT_INLINE_UNLIKELY((uint64_t)link - id - 1 >= it->good_hi - id - 1))
+		if (UMT_INLINE_UNLIKELY((uint64_t)link <= id || (uint64_t)link >= it->good_hi))
 			it->good_hi = 0; /* not in (id, good_hi) */
 	} else {
-		if (UMT_INLINE_UNLIKELY(id - 1 - (uint64_t)link >= id - it->good_lo))
+		if (UMT_INLINE_UNLIKELY((uint64_t)link >= id || (uint64_t)link < it->good_lo))
 			it->good_hi = 0; /* not in [good_lo, id) */
 	}
 	if (it->sparse) /* keep the links and offsets ahead coming */
