@@ -220,18 +220,28 @@ int umt__exec_out_of_range(const umt_trace *t, uint64_t id)
 	                  (unsigned long long)id, (unsigned long long)t->exec_count);
 }
 
+/* umt_exec_get() of a record (< count) whose chunk is not known good. */
+static int __attribute__((noinline)) get_checked(const umt_trace *t, uint64_t id, umt_rec *out)
+{
+	const uint8_t *o = t->exec_offsets + id * 8;
+	uint64_t begin = umt__ld64(o), end = umt__ld64(o + 8);
+	if (UMT_UNLIKELY(!umt__rec_ok(t->exec_records, t->exec_size, begin, end)))
+		return bad_record(t, id, begin, end);
+	fill_out(t->exec_records, id, begin, end, out);
+	return 0;
+}
+
 int umt_exec_get(const umt_trace *t, uint64_t id, umt_rec *out)
 {
 	if (UMT_UNLIKELY(t == NULL || out == NULL))
 		return umt__failf(UMT_E_INVAL, "umt_exec_get: invalid argument");
 	if (UMT_UNLIKELY(id >= t->exec_count))
 		return umt__exec_out_of_range(t, id);
-	const uint8_t *map = chunk_map(t), *o = t->exec_offsets + id * 8;
-	uint64_t begin = umt__ld64(o), end = umt__ld64(o + 8);
-	if (UMT_UNLIKELY(!(map && umt__chunk_checked(map, id))) &&
-	    !umt__rec_ok(t->exec_records, t->exec_size, begin, end))
-		return bad_record(t, id, begin, end);
-	fill_out(t->exec_records, id, begin, end, out);
+	const uint8_t *map = chunk_map(t);
+	if (UMT_UNLIKELY(map == NULL || !umt__chunk_checked(map, id)))
+		return get_checked(t, id, out); /* a tail call: no registers saved on the fast path */
+	const uint8_t *o = t->exec_offsets + id * 8;
+	fill_out(t->exec_records, id, umt__ld64(o), umt__ld64(o + 8), out);
 	return 0;
 }
 
