@@ -513,16 +513,17 @@ static int __attribute__((noinline, cold)) batch_bad(const umt_trace *t, uint64_
 }
 
 /*
- * Lookup @p id of a batch, through the geometry @p g in the caller's
- * locals: the byte stores into out[] could alias the handle's fields, which
- * the compiler would then read again for every lookup.
+ * Lookup @p id of a batch, through the geometry @p g (with its map of
+ * checked chunks) in the caller's locals: the byte stores into out[] could
+ * alias the handle's fields, which the compiler would then read again for
+ * every lookup.
  */
 static inline int batch_one(const umt_exec_view *g, uint64_t id, umt_rec *out)
 {
 	if (UMT_LIKELY(id < g->count)) {
 		const uint8_t *o = g->offsets + id * 8;
 		uint64_t begin = umt__ld64(o), end = umt__ld64(o + 8);
-		if (UMT_LIKELY((g->checked && umt__chunk_checked(g->checked, id)) ||
+		if (UMT_LIKELY(umt__chunk_checked(g->checked, id) ||
 		               umt__rec_ok(g->records, g->records_size, begin, end))) {
 			fill_out(g->records, id, begin, end, out);
 			return 0;
@@ -554,13 +555,22 @@ int umt_exec_get_batch(const umt_trace *t, const uint64_t *ids, size_t n, umt_re
 	enum { D = 16 };
 	if (t == NULL || (n > 0 && (ids == NULL || out == NULL)))
 		return umt__failf(UMT_E_INVAL, "umt_exec_get_batch: invalid argument");
+	int first_error = 0, rc;
+	const uint8_t *map = checked_chunks(t);
+	if (UMT_UNLIKELY(map == NULL)) { /* out of memory for the map: one by one */
+		for (size_t k = 0; k < n; k++)
+			if ((rc = umt_exec_get(t, ids[k], &out[k])) < 0) {
+				out[k].data = NULL;
+				first_error = first_error ? first_error : rc;
+			}
+		return first_error;
+	}
 	const umt_exec_view g = {t, t->exec_offsets, t->exec_records, t->exec_size, t->exec_count,
-	                         chunk_map(t)};
+	                         map};
 	for (size_t k = 0; k < n && k < 2 * D; k++)
 		batch_prefetch_offsets(&g, ids[k]);
 	for (size_t k = 0; k < n && k < D; k++)
 		batch_prefetch_record(&g, ids[k]);
-	int first_error = 0, rc;
 	size_t k = 0;
 	for (; k + 2 * D < n; k++) { /* the steady state, with no test of k */
 		batch_prefetch_offsets(&g, ids[k + 2 * D]);

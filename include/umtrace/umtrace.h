@@ -344,18 +344,16 @@ static inline uint64_t umt_rec_min_size(unsigned type)
  * one: whether record [@p begin, @p end) of an exec.vtable of @p size bytes
  * (size >= 16, which open checks), whose begin is known to lie in [16, size],
  * ends inside the file, holds the 6-byte execRec header, and is at least the
- * minimum size of its type, which also rejects undefined types. Two unsigned
- * range tests against size - 16 in one branch (a difference that wrapped is
- * huge), then the type byte, read only after them. A scan checks the begin
- * of its first record with umt__rec_ok() and then only this part: each
- * record begins where the previous one, checked, ends.
+ * minimum size of its type, which also rejects undefined types: begin + 6 <=
+ * end <= size (begin + 6 cannot wrap: file sizes are below 2^63), then the
+ * type byte, read only after them. A scan checks the begin of its first
+ * record with umt__rec_ok() and then only this part: each record begins
+ * where the previous one, checked, ends.
  */
 static inline int umt__rec_end_ok(const uint8_t *records, uint64_t size, uint64_t begin,
                                   uint64_t end)
 {
-	uint64_t lim = size - sizeof(umt_exec_vtable_header);
-	if (UMT_INLINE_UNLIKELY((end - sizeof(umt_exec_vtable_header) > lim) |
-	                        (end - begin - UMT_EXEC_MIN_HDR > lim)))
+	if (UMT_INLINE_UNLIKELY(end > size || end < begin + UMT_EXEC_MIN_HDR))
 		return 0;
 	return end - begin >= umt_rec_min_size_table[records[begin + 4]];
 }
@@ -864,7 +862,8 @@ UMT_API int umt_exec_split(const umt_trace *t, unsigned n, uint64_t *bounds);
  * through a software-prefetching pipeline: a lookup by ID costs two
  * dependent cache misses (the offset, then the record), and the pipeline
  * overlaps those of consecutive lookups. A failed lookup leaves
- * out[i].data NULL.
+ * out[i].data NULL. Allocates the trace's map of checked chunks on first
+ * use, as umt_exec_view_init() does (without it, looks up one by one).
  * @return 0 when every lookup succeeded; else the status of the first
  *   failure (its message set); UMT_E_INVAL for NULL arguments.
  */
