@@ -390,7 +390,6 @@ int umt__exec_iter_init(umt_exec_iter *it, const umt_trace *t, uint64_t begin, u
 	return 0;
 }
 
-
 /*
  * How many of the @p max (> 0) records from @p id on are good, stopping at
  * the first bad one: the record check in one tight loop.
@@ -398,7 +397,7 @@ int umt__exec_iter_init(umt_exec_iter *it, const umt_trace *t, uint64_t begin, u
 static uint64_t good_run(const umt_trace *t, uint64_t id, uint64_t max)
 {
 	const uint8_t *off = t->exec_offsets + id * 8, *rec = t->exec_records;
-	uint64_t size = t->exec_size, begin = umt__ld64(off), n = 0;
+	uint64_t size = t->exec_size, begin = umt__ld64(off), n;
 	if (!umt__rec_ok(rec, size, begin, umt__ld64(off + 8)))
 		return 0;
 	/* each record begins where the previous one, checked, ends */
