@@ -26,7 +26,7 @@ per_item() {
 	set -- $(run "$1")
 	awk -v refs="$1" -v n="$2" 'BEGIN { printf "%.4f", refs / n }'
 }
-printf '%-20s %8s  %s\n' "what" "instr" "ratio to the raw walk (per record, then per lookup)"
+printf '%-20s %8s  %s\n' "what" "instr" "ratio to the raw walk (per record, per lookup; thread-*: see below)"
 raw=$(per_item scan-raw)
 for w in scan-raw scan-lib scan-lib-again scan-block-first scan-block; do
 	line "$w" "$raw"
@@ -35,4 +35,10 @@ raw=$(per_item random-raw)
 for w in random-raw random-lib random-lib-first random-view random-view-ptr \
 	random-view-first random-batch; do
 	line "$w" "$raw"
+done
+# thread 0's records: along its chain, and by a scan filtered by thread
+# (per record of thread 0; the ratio is to the filtered scan)
+filter=$(per_item thread-filter)
+for w in thread-filter thread-chain thread-filter-first thread-chain-first; do
+	line "$w" "$filter"
 done

@@ -386,54 +386,94 @@ static void bench_thread(const char *dir)
 
 /* ---- thread-vs-filter: one thread's records, along its chain or by a filtered scan ---- */
 
-/* One thread's records by a scan of every record, filtered by thread. */
-__attribute__((noinline)) static uint64_t filter_scan(const umt_trace *t, uint64_t thread)
+/* Thread @p thread's records in [from, to) by a scan filtered by thread. */
+__attribute__((noinline)) static uint64_t filter_scan(const umt_trace *t, uint64_t thread,
+                                                      uint64_t from, uint64_t to)
 {
 	umt_exec_iter it;
 	umt_rec r;
 	uint64_t acc = 0;
 	int rc;
-	umt_exec_iter_init(&it, t, 0, UINT64_MAX);
+	umt_exec_iter_init(&it, t, from, to);
 	while ((rc = umt_exec_iter_next(&it, &r)) != 0)
 		if (rc > 0 && r.thread_id == (int32_t)thread)
 			acc += r.id + r.type;
 	return acc;
 }
 
-/* The same records along the thread's prev/next chain. */
-__attribute__((noinline)) static uint64_t chain_walk(const umt_trace *t, uint64_t thread)
+/*
+ * The same records along the thread's prev/next chain: from its first
+ * record (@p start UINT64_MAX), or from record @p start, up to @p to.
+ */
+__attribute__((noinline)) static uint64_t chain_walk(const umt_trace *t, uint64_t thread,
+                                                     uint64_t start, uint64_t to)
 {
 	umt_thread_iter it;
 	umt_rec r;
 	uint64_t acc = 0;
-	if (umt_thread_iter_init_thread(&it, t, thread) < 0)
-		die("umt_thread_iter_init_thread");
-	while (umt_thread_iter_next(&it, &r) == 1)
+	if ((start == UINT64_MAX ? umt_thread_iter_init_thread(&it, t, thread)
+	                         : umt_thread_iter_init(&it, t, start, UMT_FORWARD)) < 0)
+		die("umt_thread_iter_init");
+	while (umt_thread_iter_next(&it, &r) == 1 && r.id < to)
 		acc += r.id + r.type;
 	return acc;
 }
 
+/* Records per slice of the thread-vs-filter comparison: more than the caches hold. */
+#define THREAD_SLICE ((uint64_t)512 * 4096)
+
 /*
- * Seconds to read every thread's records, thread by thread, along the
- * chains and by filtered scans, alternated thread by thread.
+ * The first record of each thread in each slice of THREAD_SLICE records
+ * (UINT64_MAX: none), where the chain walks of the slices start:
+ * first[thread * slices + slice].
  */
-static void thread_vs_filter_once(const umt_trace *t, double *chain, double *filter)
+static uint64_t *slice_starts(const umt_trace *t, uint64_t slices)
 {
-	*chain = *filter = 0;
-	for (uint64_t th = 0; th < umt_thread_count(t); th++) {
-		double t0 = now();
-		uint64_t a = chain_walk(t, th);
-		double t1 = now();
-		uint64_t b = filter_scan(t, th);
-		double t2 = now();
-		if (a != b) {
-			fprintf(stderr, "umtbench: thread %llu: the chain and the scan disagree\n",
-			        (unsigned long long)th);
-			exit(1);
-		}
-		*chain += t1 - t0;
-		*filter += t2 - t1;
+	uint64_t threads = umt_thread_count(t);
+	uint64_t *first = malloc(threads * slices * sizeof *first);
+	if (first == NULL)
+		die("out of memory");
+	for (uint64_t k = 0; k < threads * slices; k++)
+		first[k] = UINT64_MAX;
+	umt_exec_iter it;
+	umt_rec r;
+	umt_exec_iter_init(&it, t, 0, UINT64_MAX);
+	while (umt_exec_iter_next(&it, &r) == 1) {
+		uint64_t *f = &first[(uint64_t)r.thread_id * slices + r.id / THREAD_SLICE];
+		if (r.thread_id >= 0 && (uint64_t)r.thread_id < threads && *f == UINT64_MAX)
+			*f = r.id;
 	}
+	return first;
+}
+
+/*
+ * Seconds to read every thread's records, along the chains and by filtered
+ * scans, alternated slice by slice (so that a change in the machine's load
+ * hits both alike); both must see the same records.
+ */
+static void thread_vs_filter_once(const umt_trace *t, const uint64_t *first, double *chain,
+                                  double *filter)
+{
+	uint64_t n = umt_exec_count(t), slices = (n + THREAD_SLICE - 1) / THREAD_SLICE;
+	*chain = *filter = 0;
+	for (uint64_t th = 0; th < umt_thread_count(t); th++)
+		for (uint64_t s = 0; s < slices; s++) {
+			uint64_t from = s * THREAD_SLICE, to = n - from < THREAD_SLICE ? n : from + THREAD_SLICE;
+			uint64_t start = first[th * slices + s], a = 0;
+			double t0 = now();
+			if (start != UINT64_MAX)
+				a = chain_walk(t, th, start, to);
+			double t1 = now();
+			uint64_t b = filter_scan(t, th, from, to);
+			double t2 = now();
+			if (a != b) {
+				fprintf(stderr, "umtbench: thread %llu: the chain and the scan disagree\n",
+				        (unsigned long long)th);
+				exit(1);
+			}
+			*chain += t1 - t0;
+			*filter += t2 - t1;
+		}
 }
 
 /* Thread 0 on freshly opened handles: no chunk is known good yet. */
@@ -441,12 +481,12 @@ static void thread_vs_filter_first(const char *dir, double *chain, double *filte
 {
 	umt_trace *t = open_trace(dir, 0);
 	double t0 = now();
-	sink = chain_walk(t, 0);
+	sink = chain_walk(t, 0, UINT64_MAX, UINT64_MAX);
 	*chain = now() - t0;
 	umt_trace_close(t);
 	t = open_trace(dir, 0);
 	t0 = now();
-	sink = filter_scan(t, 0);
+	sink = filter_scan(t, 0, 0, UINT64_MAX);
 	*filter = now() - t0;
 	umt_trace_close(t);
 }
@@ -476,9 +516,10 @@ static void bench_thread_vs_filter(void)
 		uint64_t n = umt_exec_count(t);
 		double chain[64], filter[64], first_chain[64], first_filter[64];
 		sink = scan_lib(t, 0, n); /* warm the page cache; checks every chunk of t */
+		uint64_t *first = slice_starts(t, (n + THREAD_SLICE - 1) / THREAD_SLICE);
 		for (int i = 0; i < cfg.runs; i++) {
 			double c, f;
-			thread_vs_filter_once(t, &c, &f);
+			thread_vs_filter_once(t, first, &c, &f);
 			chain[i] = (double)n / c / 1e6;
 			filter[i] = (double)n / f / 1e6;
 			thread_vs_filter_first(dir, &c, &f);
@@ -496,6 +537,7 @@ static void bench_thread_vs_filter(void)
 		         threads[k] > 1 ? "s" : "");
 		report("thr-filt", what, fc, "ms", "filtered scan ms", ff, ff.median / fc.median,
 		       "(report)", 1);
+		free(first);
 		umt_trace_close(t);
 		remove_trace(dir);
 	}
@@ -1079,7 +1121,7 @@ static const char *const callgrind_names[] = {
 	"scan-raw", "scan-lib", "scan-lib-again", "scan-block-first", "scan-block",
 	"random-raw", "random-lib", "random-view", "random-view-ptr", "random-batch",
 	"random-lib-first", "random-view-first", "thread-chain", "thread-filter",
-	"thread-chain-first",
+	"thread-chain-first", "thread-filter-first",
 };
 
 static int run_callgrind(const char *which)
@@ -1129,9 +1171,9 @@ static int run_callgrind(const char *which)
 	else if (random)
 		sink = random_batch(t, ids, lookups);
 	else if (!strncmp(which, "thread-chain", 12))
-		sink = chain_walk(t, 0);
+		sink = chain_walk(t, 0, UINT64_MAX, UINT64_MAX);
 	else
-		sink = filter_scan(t, 0);
+		sink = filter_scan(t, 0, 0, UINT64_MAX);
 	CALLGRIND_STOP_INSTRUMENTATION;
 	printf("%s: %llu %s\n", which,
 	       (unsigned long long)(random ? lookups : thread ? thread0 : n),
