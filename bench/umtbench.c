@@ -448,8 +448,10 @@ static uint64_t *slice_starts(const umt_trace *t, uint64_t slices)
 	umt_rec r;
 	umt_exec_iter_init(&it, t, 0, UINT64_MAX);
 	while (umt_exec_iter_next(&it, &r) == 1) {
+		if (r.thread_id < 0 || (uint64_t)r.thread_id >= threads)
+			continue;
 		uint64_t *f = &first[(uint64_t)r.thread_id * slices + r.id / THREAD_SLICE];
-		if (r.thread_id >= 0 && (uint64_t)r.thread_id < threads && *f == UINT64_MAX)
+		if (*f == UINT64_MAX)
 			*f = r.id;
 	}
 	return first;
