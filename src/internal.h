@@ -313,9 +313,15 @@ UMT_HIDDEN int64_t umt__trace_xed_date(const umt_trace *t);
  */
 UMT_HIDDEN int umt__prev_next(const umt_trace *t, const struct umt_map **out);
 
-/** Validates and fills a record view (shared by umt_exec_get and iterators). */
-UMT_HIDDEN int umt__exec_fill(const umt_trace *t, uint64_t id, uint64_t begin,
-                              uint64_t end, umt_rec *out);
+/** exec.c: reports record @p id out of range (UMT_E_RANGE, the message set). */
+UMT_HIDDEN int umt__exec_out_of_range(const umt_trace *t, uint64_t id) __attribute__((cold));
+
+/**
+ * exec.c: the map of checked chunks (one byte per 4096 records, see
+ * umt__chunk_checked()) if a scan or a view allocated it, else NULL.
+ */
+UMT_HIDDEN const uint8_t *umt__exec_chunk_map(const umt_trace *t);
+
 
 /* ---- salvage.c: damaged traces opened with UMT_OPEN_SALVAGE ---------------- */
 

@@ -362,6 +362,12 @@ UMT_API int umt_exec_get(const umt_trace *t, uint64_t id, umt_rec *out);
  * The execution table's geometry, copied out of a trace for inline lookups
  * by ID (umt_exec_view_get()). A plain caller-owned struct, valid while the
  * trace is open; any number of threads may share one.
+ *
+ * Initialize it (or copy it) into a local variable of the function that
+ * does the lookups: the compiler then keeps its fields in registers.
+ * Through a pointer, it must read them again after every call that might
+ * change them, the error path of each lookup included, and lookups run
+ * about 30% slower (docs/performance.md).
  */
 typedef struct umt_exec_view {
 	const umt_trace *trace; /**< the trace */
@@ -369,10 +375,27 @@ typedef struct umt_exec_view {
 	const uint8_t *records; /**< exec.vtable */
 	uint64_t records_size;  /**< bytes of exec.vtable */
 	uint64_t count;         /**< records */
+	const uint8_t *checked; /**< the trace's map of checked chunks (internal, see umt__chunk_checked()) */
 } umt_exec_view;
 
-/** Fills @p v from @p t. @return 0; UMT_E_INVAL. */
-UMT_API int umt_exec_view_init(umt_exec_view *v, const umt_trace *t);
+/** umt_exec_view_init() out of line (internal). */
+UMT_API int umt__exec_view_init(umt_exec_view *v, const umt_trace *t);
+
+/**
+ * Fills @p v from @p t. Allocates the trace's map of checked chunks on
+ * first use (one byte per 4096 records).
+ * @return 0; UMT_E_INVAL, UMT_E_NOMEM.
+ */
+static inline int umt_exec_view_init(umt_exec_view *v, const umt_trace *t)
+{
+	/* The caller's view never escapes, so its fields can stay in registers;
+	 * after a failure it is empty (count 0), never uninitialized. */
+	umt_exec_view tmp = {0};
+	int rc = umt__exec_view_init(v ? &tmp : NULL, t);
+	if (v)
+		*v = tmp;
+	return rc;
+}
 
 /**
  * Reports why record @p id is bad, or out of range (out of line; internal):
@@ -430,6 +453,78 @@ UMT_API extern const uint64_t umt_rec_min_size_table[256];
 static inline uint64_t umt_rec_min_size(unsigned type)
 {
 	return type < 256 ? umt_rec_min_size_table[type] : UINT64_MAX;
+}
+
+/**
+ * THE record check, used by every path that hands out a record (lookups,
+ * both iterators, batches, thread chains; internal), in two parts. This
+ * one: whether record [@p begin, @p end) of an exec.vtable of @p size bytes
+ * (size >= 16, which open checks), whose begin is known to lie in [16, size],
+ * ends inside the file, holds the 6-byte execRec header, and is at least the
+ * minimum size of its type, which also rejects undefined types: begin + 6 <=
+ * end <= size (begin + 6 cannot wrap: file sizes are below 2^63), then the
+ * type byte, read only after them. A scan checks the begin of its first
+ * record with umt__rec_ok() and then only this part: each record begins
+ * where the previous one, checked, ends.
+ */
+static inline int umt__rec_end_ok(const uint8_t *records, uint64_t size, uint64_t begin,
+                                  uint64_t end)
+{
+	if (UMT_INLINE_UNLIKELY(end > size || end < begin + UMT_EXEC_MIN_HDR))
+		return 0;
+	return end - begin >= umt_rec_min_size_table[records[begin + 4]];
+}
+
+/**
+ * THE record check, whole (internal): the begin of record [@p begin, @p end)
+ * lies after the 16-byte file header and inside the file, and
+ * umt__rec_end_ok(). umt__exec_bad() says which test failed.
+ */
+static inline int umt__rec_ok(const uint8_t *records, uint64_t size, uint64_t begin,
+                              uint64_t end)
+{
+	return begin - sizeof(umt_exec_vtable_header) <= size - sizeof(umt_exec_vtable_header) &&
+	       umt__rec_end_ok(records, size, begin, end);
+}
+
+/**
+ * Fills @p out with the record [@p begin, @p end) without checking it
+ * (internal: callers have checked it with umt__rec_ok(), or know from the
+ * map of checked chunks that it is good). Inline, the compiler drops the
+ * loads and stores of the fields a caller does not read.
+ */
+static inline void umt__rec_fill(const uint8_t *records, uint64_t id, uint64_t begin,
+                                 uint64_t end, umt_rec *__restrict out)
+{
+	const uint8_t *p = records + begin;
+	int32_t thread;
+	memcpy(&thread, p, sizeof thread);
+	out->data = p;
+	out->size = end - begin;
+	out->id = id;
+	out->offset = begin;
+	out->thread_id = thread;
+	out->type = p[offsetof(umt_exec_rec_hdr, Type)];
+	out->flags = p[offsetof(umt_exec_rec_hdr, Flags)];
+}
+
+/** Records per chunk of the map of checked chunks: 1 << UMT__EXEC_CHUNK_SHIFT (internal). */
+#define UMT__EXEC_CHUNK_SHIFT 12
+
+/**
+ * Whether the chunk of record @p id (id < the record count) is marked in the
+ * trace's map of checked chunks @p map (internal): then every record of
+ * the chunk passed umt__rec_ok() before, and the mapping is read-only, so
+ * it still does (see Caveats for files changed under a mapping). One byte
+ * per 4096 records, set by scans and read by lookups in any thread.
+ */
+static inline int umt__chunk_checked(const uint8_t *map, uint64_t id)
+{
+#if defined(__GNUC__)
+	return __atomic_load_n(&map[id >> UMT__EXEC_CHUNK_SHIFT], __ATOMIC_RELAXED) != 0;
+#else
+	return map[id >> UMT__EXEC_CHUNK_SHIFT] != 0;
+#endif
 }
 
 /**
@@ -538,7 +633,8 @@ UMT_API int umt_context_mem_get(const umt_context *c, uint32_t index, umt_mem_re
 /**
  * Iterator over a range of record IDs, in record order. A plain
  * caller-owned struct: split [0, count) into ranges to scan in parallel,
- * one iterator per thread.
+ * one iterator per thread. Keep it in a local variable of the scanning
+ * function (as for umt_exec_view): its fields then stay in registers.
  */
 typedef struct umt_exec_iter {
 	const umt_trace *trace; /**< the trace iterated */
@@ -547,49 +643,37 @@ typedef struct umt_exec_iter {
 	uint64_t records_size; /**< bytes of exec.vtable */
 	uint64_t next_id;       /**< next record to return */
 	uint64_t end_id;        /**< one past the last record to return */
+	uint64_t checked_end;   /**< records [next_id, checked_end) are known good (internal) */
 } umt_exec_iter;
+
+/** umt_exec_iter_init() out of line (internal). */
+UMT_API int umt__exec_iter_init(umt_exec_iter *it, const umt_trace *t, uint64_t begin,
+                                uint64_t end);
 
 /**
  * Prepares @p it to return records [begin, end); end is clamped to the
  * record count. @return 0; UMT_E_INVAL, UMT_E_RANGE (begin > count).
  */
-UMT_API int umt_exec_iter_init(umt_exec_iter *it, const umt_trace *t,
-                               uint64_t begin, uint64_t end);
-
-/*
- * Checks record @p id of an execution table (offsets, records, size) and
- * fills @p out: the common part of the inline accessors below (internal).
- * 16 <= begin and begin + 6 <= end <= size are three unsigned range tests
- * against lim = size - 16 (open checked size >= 16); then one compare with
- * the type's minimum size rejects short records and undefined types.
- */
-static inline int umt__rec_check_fill(const umt_trace *t, const uint8_t *offsets,
-                                      const uint8_t *records, uint64_t size, uint64_t id,
-                                      umt_rec *__restrict out)
+static inline int umt_exec_iter_init(umt_exec_iter *it, const umt_trace *t, uint64_t begin,
+                                     uint64_t end)
 {
-	uint64_t begin, end;
-	memcpy(&begin, offsets + id * 8, sizeof begin);
-	memcpy(&end, offsets + id * 8 + 8, sizeof end);
-	uint64_t lim = size - sizeof(umt_exec_vtable_header);
-	if (UMT_INLINE_UNLIKELY((begin - sizeof(umt_exec_vtable_header) > lim) |
-	                        (end - sizeof(umt_exec_vtable_header) > lim) |
-	                        (end - begin - UMT_EXEC_MIN_HDR > lim)))
-		return umt__exec_bad_status(t, id);
-	const uint8_t *p = records + begin;
-	uint8_t type = p[offsetof(umt_exec_rec_hdr, Type)];
-	if (UMT_INLINE_UNLIKELY(end - begin < umt_rec_min_size_table[type]))
-		return umt__exec_bad_status(t, id);
-	int32_t thread;
-	memcpy(&thread, p, sizeof thread);
-	out->data = p;
-	out->size = end - begin;
-	out->id = id;
-	out->offset = begin;
-	out->thread_id = thread;
-	out->type = type;
-	out->flags = p[offsetof(umt_exec_rec_hdr, Flags)];
-	return 0;
+	/* as umt_exec_view_init(): after a failure the iterator is empty */
+	umt_exec_iter tmp = {0};
+	int rc = umt__exec_iter_init(it ? &tmp : NULL, t, begin, end);
+	if (it)
+		*it = tmp;
+	return rc;
 }
+
+/**
+ * Checks the records from @p id on (id < end), up to @p end or the end of
+ * id's chunk of 4096 records, whichever comes first, with umt__rec_ok() in
+ * one tight loop; a chunk whose records were all checked before is not
+ * checked again, and one checked whole now is marked (internal).
+ * @return one past the last good record of the run (> id); or, when record
+ *   @p id itself is bad, its error, as umt_exec_get() reports it.
+ */
+UMT_API int64_t umt__exec_check_run(const umt_trace *t, uint64_t id, uint64_t end);
 
 /**
  * The next record. @return 1 with *out filled; 0 at the end of the range;
@@ -597,33 +681,52 @@ static inline int umt__rec_check_fill(const umt_trace *t, const uint8_t *offsets
  * iterator has moved past the bad record, so a caller may report it and
  * call again to continue.
  *
- * Inline, because a scan's cost per record is a few loads: the record's
- * extent (exec.offsets[id] and [id + 1]: after the header, inside the file,
- * at least 6 bytes) is checked in one branch, its type and minimum size in
- * another; anything else is left to the accessors.
+ * Inline, because a scan's cost per record is a few loads: the records are
+ * checked a run at a time (umt__exec_check_run(), out of line, once per
+ * 4096 records), and each one is then filled with no further test.
  */
 static inline int umt_exec_iter_next(umt_exec_iter *__restrict it, umt_rec *__restrict out)
 {
 	uint64_t id = it->next_id;
-	if (id >= it->end_id)
-		return 0;
+	if (UMT_INLINE_UNLIKELY(id >= it->checked_end)) {
+		if (id >= it->end_id)
+			return 0;
+		int64_t good = umt__exec_check_run(it->trace, id, it->end_id);
+		if (good < 0) {
+			it->next_id = id + 1;
+			return good >= INT32_MIN ? (int)good : UMT_E_CORRUPT; /* visibly negative */
+		}
+		it->checked_end = (uint64_t)good;
+	}
 	it->next_id = id + 1;
-	int rc = umt__rec_check_fill(it->trace, it->offsets, it->records, it->records_size, id, out);
-	return rc < 0 ? rc : 1;
+	uint64_t begin, end;
+	memcpy(&begin, it->offsets + id * 8, sizeof begin);
+	memcpy(&end, it->offsets + id * 8 + 8, sizeof end);
+	umt__rec_fill(it->records, id, begin, end, out);
+	return 1;
 }
 
 /**
  * The record with ID @p id, as umt_exec_get() gives it, inline: a lookup by
  * ID costs two dependent cache misses, and a short inline path lets the
  * processor overlap those of consecutive lookups. Same checks and errors as
- * umt_exec_get() (UMT_E_RANGE for id >= count).
+ * umt_exec_get() (UMT_E_RANGE for id >= count). A record whose chunk a scan
+ * already checked is not checked again: one byte of the map replaces the
+ * extent and type tests, which would wait for both cache misses.
  */
 static inline int umt_exec_view_get(const umt_exec_view *__restrict v, uint64_t id,
                                     umt_rec *__restrict out)
 {
 	if (UMT_INLINE_UNLIKELY(id >= v->count))
 		return umt__exec_bad_status(v->trace, id);
-	return umt__rec_check_fill(v->trace, v->offsets, v->records, v->records_size, id, out);
+	uint64_t begin, end;
+	memcpy(&begin, v->offsets + id * 8, sizeof begin);
+	memcpy(&end, v->offsets + id * 8 + 8, sizeof end);
+	if (UMT_INLINE_UNLIKELY(!umt__chunk_checked(v->checked, id)) &&
+	    !umt__rec_ok(v->records, v->records_size, begin, end))
+		return umt__exec_bad_status(v->trace, id);
+	umt__rec_fill(v->records, id, begin, end, out);
+	return 0;
 }
 
 /**
@@ -669,16 +772,10 @@ static inline uint64_t umt_block_size(const umt_exec_block *b, uint32_t i)
 /** Fills a record view of record @p i of a block (no further check needed). */
 static inline void umt_block_rec(const umt_exec_block *b, uint32_t i, umt_rec *out)
 {
-	const uint8_t *p = umt_block_data(b, i);
-	int32_t thread;
-	memcpy(&thread, p, sizeof thread);
-	out->data = p;
-	out->size = umt_block_size(b, i);
-	out->id = b->first + i;
-	out->offset = (uint64_t)(p - b->records);
-	out->thread_id = thread;
-	out->type = p[offsetof(umt_exec_rec_hdr, Type)];
-	out->flags = p[offsetof(umt_exec_rec_hdr, Flags)];
+	uint64_t from, to;
+	memcpy(&from, b->offsets + (uint64_t)i * 8, sizeof from);
+	memcpy(&to, b->offsets + (uint64_t)i * 8 + 8, sizeof to);
+	umt__rec_fill(b->records, b->first + i, from, to, out);
 }
 
 /** Direction of a thread iterator. */
@@ -692,22 +789,62 @@ enum umt_direction {
  * Links are checked: inside [0, count), strictly increasing forward (IDs are
  * sequence numbers), and to a record of the same thread; so iteration always
  * terminates, even on a corrupt cyclic chain.
+ *
+ * Which to use for one thread's records: with two threads or more, this
+ * iterator; it reads only that thread's records (and their links), where a
+ * scan of every record filtered by umt_rec.thread_id reads them all, and is
+ * faster by about 1.2x with two threads and 1.5x with eight. On a trace of
+ * one thread, scan (umt_exec_iter): the chain holds every record and the
+ * iterator also reads and checks each link, so the scan is about 1.35x
+ * faster (figures in docs/performance.md). To visit every thread's records
+ * in any order, scan once instead of walking each chain.
+ *
+ * A plain caller-owned struct: keep it in a local variable of the walking
+ * function, so that its fields stay in registers (as for umt_exec_view).
  */
 typedef struct umt_thread_iter {
 	const umt_trace *trace; /**< the trace iterated */
-	int64_t next_id;    /**< next record to return, -1 at the end */
-	int64_t prev_id;    /**< record returned last, -1 before the first */
-	int64_t thread_id;  /**< thread of the chain; INT64_MIN until the first record */
-	int direction;      /**< UMT_FORWARD or UMT_BACKWARD */
+	int64_t next_id;        /**< next record to return, -1 at the end */
+	/* internal from here, but for thread_id, prev_id and direction, in an
+	 * order that keeps apart the fields the inline path changes (compilers
+	 * keep neighbours in vector registers otherwise) */
+	const uint8_t *offsets; /**< exec.offsets */
+	int64_t thread_id;      /**< thread of the chain; INT64_MIN until the first record */
+	const uint8_t *records; /**< exec.vtable */
+	int64_t prev_id;        /**< record returned last, -1 before the first */
+	const uint8_t *links;   /**< exec.prev_next.column, at the link followed (Next or Prev) */
+	uint64_t good_lo;       /**< the window [good_lo, good_hi) of records known good */
+	int direction;          /**< UMT_FORWARD or UMT_BACKWARD */
+	uint64_t good_hi;       /**< 0 unless next_id is a checked link into the window */
+	uint64_t prefetched;    /**< links and offsets are prefetched up to this record */
+	int sparse;             /**< the thread holds few records: prefetch along its chain */
 } umt_thread_iter;
+
+/** umt_thread_iter_init() out of line (internal). */
+UMT_API int umt__thread_iter_init(umt_thread_iter *it, const umt_trace *t, uint64_t start_id,
+                                  int direction);
+
+/** umt_thread_iter_init_thread() out of line (internal). */
+UMT_API int umt__thread_iter_init_thread(umt_thread_iter *it, const umt_trace *t,
+                                         uint64_t thread);
 
 /**
  * Prepares @p it to follow the chain of record @p start_id (included) in
  * @p direction. Maps exec.prev_next.column on first use.
  * @return 0; UMT_E_INVAL, UMT_E_RANGE, UMT_E_IO (mapping failed).
  */
-UMT_API int umt_thread_iter_init(umt_thread_iter *it, const umt_trace *t,
-                                 uint64_t start_id, int direction);
+static inline int umt_thread_iter_init(umt_thread_iter *it, const umt_trace *t,
+                                       uint64_t start_id, int direction)
+{
+	/* as umt_exec_view_init(): the caller's iterator never escapes, and
+	 * after a failure it is at its end */
+	umt_thread_iter tmp = {0};
+	tmp.next_id = -1;
+	int rc = umt__thread_iter_init(it ? &tmp : NULL, t, start_id, direction);
+	if (it)
+		*it = tmp;
+	return rc;
+}
 
 /**
  * Prepares @p it to follow thread-table row @p thread forward from its
@@ -715,16 +852,127 @@ UMT_API int umt_thread_iter_init(umt_thread_iter *it, const umt_trace *t,
  * @return 0; UMT_E_INVAL, UMT_E_RANGE, UMT_E_BOUNDS (FirstEID outside the
  *   exec table), UMT_E_IO.
  */
-UMT_API int umt_thread_iter_init_thread(umt_thread_iter *it, const umt_trace *t,
-                                        uint64_t thread);
+static inline int umt_thread_iter_init_thread(umt_thread_iter *it, const umt_trace *t,
+                                              uint64_t thread)
+{
+	umt_thread_iter tmp = {0}; /* as umt_thread_iter_init() */
+	tmp.next_id = -1;
+	int rc = umt__thread_iter_init_thread(it ? &tmp : NULL, t, thread);
+	if (it)
+		*it = tmp;
+	return rc;
+}
+
+/**
+ * umt_thread_iter_next() out of line (internal): the first record of the
+ * chain, the first one in each chunk of 4096 records, every one in a chunk
+ * with a bad record, and the end and the errors.
+ */
+UMT_API int umt__thread_iter_step(umt_thread_iter *it, umt_rec *out);
+
+/*
+ * Prefetches the links and offsets of the records up to 512 ahead of @p id
+ * in the iterator's direction that are not yet (internal): a chain walk is
+ * a chain of dependent loads, and on a sparse chain each link is in a line
+ * of its own, at distances no prefetcher of the processor foresees. A
+ * prefetch never faults: the addresses may pass the ends of the files.
+ */
+static inline void umt__thread_iter_prefetch(umt_thread_iter *it, uint64_t id)
+{
+	enum { AHEAD = 512, LINE = 4 /* links per 64-byte line */ };
+	uint64_t at = it->prefetched;
+	if (it->direction == UMT_FORWARD) {
+		if (at < id)
+			at = id;
+		for (; at < id + AHEAD; at += LINE) {
+#if defined(__GNUC__)
+			__builtin_prefetch((const void *)((uintptr_t)it->links + at * 16));
+			__builtin_prefetch((const void *)((uintptr_t)it->offsets + at * 8));
+#endif
+		}
+	} else {
+		if (at > id || at < LINE)
+			at = id;
+		for (; at >= LINE && at + AHEAD > id; at -= LINE) {
+#if defined(__GNUC__)
+			__builtin_prefetch((const void *)((uintptr_t)it->links + at * 16));
+			__builtin_prefetch((const void *)((uintptr_t)it->offsets + at * 8));
+#endif
+		}
+	}
+	it->prefetched = at;
+}
+
+/*
+ * umt__thread_iter_step() on copies of the iterator and the record view
+ * (internal), so that the caller's never escape: the compiler can then keep
+ * their fields in registers, and drop the stores of the fields not read.
+ */
+static inline int umt__thread_iter_slow(umt_thread_iter *it, umt_rec *out)
+{
+	umt_thread_iter tmp = *it;
+	umt_rec rec;
+	int rc = umt__thread_iter_step(&tmp, &rec);
+	/* only what the step changes: whole-struct copies make compilers keep
+	 * pairs of fields in vector registers */
+	it->next_id = tmp.next_id;
+	it->thread_id = tmp.thread_id;
+	it->prev_id = tmp.prev_id;
+	it->good_lo = tmp.good_lo;
+	it->good_hi = tmp.good_hi;
+	it->prefetched = tmp.prefetched;
+	it->sparse = tmp.sparse;
+	if (rc > 0)
+		*out = rec;
+	return rc;
+}
 
 /**
  * The next record of the chain. @return 1 with *out filled; 0 at the end;
  * a negative error for a bad record or a bad link (UMT_E_CORRUPT: link
  * not increasing, to another thread; UMT_E_BOUNDS: outside the table), after
  * which the iterator is at its end.
+ *
+ * Inline: within a chunk of 4096 records that is known good (a scan, or
+ * this iterator on a dense chain, checked it), a record costs its offsets
+ * and header, the test of its thread and the link to the next one, whose
+ * range and direction are tested here, before it is followed. On the
+ * chains of threads that hold few records (under 1/6) the links and offsets
+ * ahead are prefetched: a chain walk is a chain of dependent loads.
  */
-UMT_API int umt_thread_iter_next(umt_thread_iter *it, umt_rec *out);
+static inline int umt_thread_iter_next(umt_thread_iter *__restrict it, umt_rec *__restrict out)
+{
+	if (UMT_INLINE_UNLIKELY(it->good_hi == 0))
+		return umt__thread_iter_slow(it, out);
+	uint64_t id = (uint64_t)it->next_id; /* a checked link, to a record known good */
+	uint64_t begin, end;
+	memcpy(&begin, it->offsets + id * 8, sizeof begin);
+	memcpy(&end, it->offsets + id * 8 + 8, sizeof end);
+	int32_t thread;
+	memcpy(&thread, it->records + begin, sizeof thread);
+	if (UMT_INLINE_UNLIKELY(thread != it->thread_id)) { /* the step reports it */
+		it->good_hi = 0;
+		return umt__thread_iter_slow(it, out);
+	}
+	int64_t link;
+	memcpy(&link, it->links + id * 16, sizeof link);
+	umt__rec_fill(it->records, id, begin, end, out);
+	it->prev_id = (int64_t)id;
+	it->next_id = link;
+	/* The next call stays here when the link leads ahead (forward or
+	 * backward) to a record of the window known good; else (the end, -1,
+	 * included) it takes the step, which checks the link and tells why. */
+	if (it->direction == UMT_FORWARD) {
+		if (UMT_INLINE_UNLIKELY((uint64_t)link <= id || (uint64_t)link >= it->good_hi))
+			it->good_hi = 0; /* not in (id, good_hi) */
+	} else {
+		if (UMT_INLINE_UNLIKELY((uint64_t)link >= id || (uint64_t)link < it->good_lo))
+			it->good_hi = 0; /* not in [good_lo, id) */
+	}
+	if (it->sparse) /* keep the links and offsets ahead coming */
+		umt__thread_iter_prefetch(it, id);
+	return 1;
+}
 
 /**
  * The Prev and Next links of record @p id as stored (-1 for none; not
@@ -752,7 +1000,8 @@ UMT_API int umt_exec_split(const umt_trace *t, unsigned n, uint64_t *bounds);
  * through a software-prefetching pipeline: a lookup by ID costs two
  * dependent cache misses (the offset, then the record), and the pipeline
  * overlaps those of consecutive lookups. A failed lookup leaves
- * out[i].data NULL.
+ * out[i].data NULL. Allocates the trace's map of checked chunks on first
+ * use, as umt_exec_view_init() does (without it, looks up one by one).
  * @return 0 when every lookup succeeded; else the status of the first
  *   failure (its message set); UMT_E_INVAL for NULL arguments.
  */
