@@ -102,7 +102,7 @@ typedef struct umt_index_build_stats {
 } umt_index_build_stats;
 
 /**
- * Builds the index of @p t into directory @p dir (created if missing):
+ * Builds the index of @p t into directory @p dir (created with its parents if missing):
  * one streaming pass over the records on o->threads threads, sorted runs
  * within o->memory, merged in parallel, committed atomically (a killed
  * build leaves no index that opens; an index already in @p dir stays

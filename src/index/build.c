@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -197,16 +198,37 @@ static unsigned thread_count(unsigned want)
 	return want < UMT_IX_MAX_THREADS ? want : UMT_IX_MAX_THREADS;
 }
 
+/* mkdir -p: the default place (~/.cache/umtrace/KEY) may not exist yet. */
+static int make_dirs(const char *dir)
+{
+	char path[PATH_MAX];
+	size_t n = strlen(dir);
+	if (n == 0 || n >= sizeof path)
+		return umt__failf(UMT_E_INVAL, "index build: bad directory name");
+	memcpy(path, dir, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (path[i] != '/' && path[i] != '\0')
+			continue;
+		char c = path[i];
+		path[i] = '\0';
+		if (mkdir(path, 0777) != 0 && errno != EEXIST)
+			return umt__failf(UMT_E_IO, "%s: cannot create the index directory: %s", path,
+			                  strerror(errno));
+		path[i] = c;
+	}
+	return 0;
+}
+
 static int open_dir(struct ix_build *b)
 {
-	if (mkdir(b->dir, 0777) != 0 && errno != EEXIST)
-		return umt__failf(UMT_E_IO, "%s: cannot create the index directory: %s", b->dir,
-		                  strerror(errno));
+	int rc = make_dirs(b->dir);
+	if (rc < 0)
+		return rc;
 	b->dirfd = open(b->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (b->dirfd < 0)
 		return umt__failf(UMT_E_IO, "%s: cannot open the index directory: %s", b->dir,
 		                  strerror(errno));
-	int rc = umt__ix_identity(b->t, &b->identity);
+	rc = umt__ix_identity(b->t, &b->identity);
 	if (rc == 0)
 		rc = umt__commit_begin(b->dirfd, b->dir, "index.umti", &b->commit);
 	b->build_id = umt__fnv(UMT_FNV_SEED, &b->identity, sizeof b->identity);
