@@ -72,7 +72,7 @@ static int merge_group(struct ix_build *b, const struct ix_run *runs, size_t n, 
 	}
 	if (rc == 0 && k)
 		rc = umt__ix_pwrite_all(fd, wbuf, k * sizeof *wbuf, written * sizeof *wbuf);
-	*out = (struct ix_run){NULL, fd, written + k};
+	*out = (struct ix_run){NULL, fd, written + k, 0};
 	umt__ix_merge_free(&m);
 	for (size_t i = 0; bufs && i < n; i++)
 		free(bufs[i]);
