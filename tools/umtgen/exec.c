@@ -216,9 +216,11 @@ static void do_shift(struct run *x)
 	const struct opnd *a = &x->in->o[0], *b = &x->in->o[1];
 	unsigned s = a->size, bits = 8 * s;
 	unsigned n = (unsigned)rd(x, b) & (s == 8 ? 63u : 31u);
-	if (n == 0)
-		return; /* no change, flags included */
 	uint64_t va = rd(x, a), res, cf;
+	if (n == 0) { /* flags unchanged; a 32-bit register still loses its upper half */
+		wr(x, a, va);
+		return;
+	}
 	if (x->in->op == OP_SHL) {
 		res = n >= bits ? 0 : (va << n) & mask_of(s);
 		cf = n <= bits ? (va >> (bits - n)) & 1 : 0;
@@ -321,8 +323,9 @@ static void do_cmpxchg(struct run *x)
 	if (res == 0) {
 		wr(x, a, rd(x, b));
 	} else {
-		wr(x, a, dest); /* the locked write-back of the old value */
-		set_reg(x->regs, &acc, dest);
+		if (a->kind == O_MEM) /* memory: the locked write-back of the old value */
+			wr(x, a, dest);
+		set_reg(x->regs, &acc, dest); /* a register destination is left alone */
 	}
 }
 
