@@ -287,6 +287,7 @@ static int number_slots(const struct builder *b, struct decoded *out)
 	const struct dec_ctx *c = b->c;
 	int off = 0, k = 0;
 	memset(out->mem_size, 0, sizeof out->mem_size);
+	out->mem_read = out->mem_write = out->mem_any = 0;
 	for (int g = 0; g < 3; g++)
 		for (int i = 0; i < b->n[g]; i++, k++) {
 			struct use u = b->grp[g][i];
@@ -302,8 +303,14 @@ static int number_slots(const struct builder *b, struct decoded *out)
 			s->Offset = (uint16_t)off;
 			s->AddrWidth = (uint8_t)(mem ? gpr_size(c) : 0);
 			out->src[k] = src_of(c, u);
-			if (mem)
+			if (mem) {
 				out->mem_size[u.id] = u.size;
+				out->mem_any |= (uint8_t)(1u << u.id);
+				if (g == GRP_BEFORE)
+					out->mem_read |= (uint8_t)(1u << u.id);
+				if (g == GRP_AFTER)
+					out->mem_write |= (uint8_t)(1u << u.id);
+			}
 			off += u.size + (mem ? 8 : 0);
 		}
 	return off > INT16_MAX ? -1 : off;
@@ -455,6 +462,10 @@ int decoded_build(const struct dec_ctx *c, const struct insn *in, const struct e
 	d->Category = (int16_t)cat;
 	d->Mnemonic = (int16_t)iclass;
 	d->Form = (int16_t)iform;
+	out->mem_opnd = -1;
+	for (int i = 0; i < in->nops; i++)
+		if (in->o[i].kind == O_MEM)
+			out->mem_opnd = (int8_t)i;
 	out->first_after = (uint8_t)d->FirstAfterSlot;
 	out->count = (uint8_t)d->LCCount;
 	out->lc_size = (uint16_t)lc;

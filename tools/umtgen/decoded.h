@@ -37,6 +37,9 @@ struct decoded {
 	uint8_t count;       /* = d.LCCount */
 	uint16_t lc_size;    /* = d.LCSize */
 	uint16_t mem_size[MO_COUNT]; /* bytes of each memory operand, 0 when absent */
+	uint8_t mem_read, mem_write; /* bit MO_*: the operand is read, written */
+	uint8_t mem_any;   /* bit MO_*: the operand exists */
+	int8_t mem_opnd;   /* the explicit memory operand (MEM0 or AGEN) of the insn, or -1 */
 };
 
 /* What the builder needs to know about the trace. */

@@ -147,6 +147,10 @@ struct run {
 	const struct insn *in;
 	struct exec_result *r;
 	uint64_t next; /* address of the next instruction */
+	/* each memory operand's bytes when they lie in one page, and the
+	 * permissions every page of the operand has */
+	uint8_t *ptr[MO_COUNT];
+	uint8_t perm[MO_COUNT];
 };
 
 static uint64_t addr_mask(const struct run *x, uint64_t a)
@@ -169,11 +173,27 @@ static uint64_t ea_of(const struct run *x, const struct opnd *o)
 	return addr_mask(x, a);
 }
 
+/* A write to memory operand @p k: in place, or through mem_put() where it
+ * spans pages or lands on code (whose generation it changes). */
+static void store(const struct run *x, int k, const void *v, unsigned size)
+{
+	if (x->ptr[k] && !(x->perm[k] & PERM_X))
+		memcpy(x->ptr[k], v, size);
+	else
+		mem_put(x->mem, x->r->ea[k], v, size);
+}
+
 static uint64_t rd(const struct run *x, const struct opnd *o)
 {
 	switch (o->kind) {
 	case O_REG: return get_reg(x->regs, o);
-	case O_MEM: return mem_get64(x->mem, x->r->ea[MO_MEM0], o->size);
+	case O_MEM:
+		if (x->ptr[MO_MEM0]) {
+			uint64_t v = 0;
+			memcpy(&v, x->ptr[MO_MEM0], o->size);
+			return v;
+		}
+		return mem_get64(x->mem, x->r->ea[MO_MEM0], o->size);
 	default: return (uint64_t)o->val & mask_of(o->size);
 	}
 }
@@ -184,7 +204,7 @@ static void wr(const struct run *x, const struct opnd *o, uint64_t v)
 		set_reg(x->regs, o, v);
 		return;
 	}
-	mem_put(x->mem, x->r->ea[MO_MEM0], &v, o->size);
+	store(x, MO_MEM0, &v, o->size);
 }
 
 /* ---- semantics ------------------------------------------------------------------------ */
@@ -264,14 +284,18 @@ static unsigned word(const struct run *x)
 static void push_value(struct run *x, uint64_t v)
 {
 	unsigned w = word(x);
-	mem_put(x->mem, x->r->ea[MO_PUSH], &v, w);
+	store(x, MO_PUSH, &v, w);
 	set_gpr(x->regs, G_SP, gpr(x->regs, G_SP) - w, x->mode64);
 }
 
 static uint64_t pop_value(struct run *x)
 {
 	unsigned w = word(x);
-	uint64_t v = mem_get64(x->mem, x->r->ea[MO_POP], w);
+	uint64_t v = 0;
+	if (x->ptr[MO_POP])
+		memcpy(&v, x->ptr[MO_POP], w);
+	else
+		v = mem_get64(x->mem, x->r->ea[MO_POP], w);
 	set_gpr(x->regs, G_SP, gpr(x->regs, G_SP) + w, x->mode64);
 	return v;
 }
@@ -329,14 +353,15 @@ static void do_cmpxchg(struct run *x)
 	}
 }
 
-/* movsb / stosb, repeated: rcx must hold the count the decoded row was built for. */
-static int do_string(struct run *x)
+/* movsb / stosb, repeated: rcx must hold the count the decoded row was built
+ * for. Out of line: its buffer would make every instruction's frame large. */
+static __attribute__((noinline)) int do_string(struct run *x)
 {
+	static _Thread_local uint8_t buf[1 << 16];
 	unsigned n = (x->in->pfx & P_REP) ? rep_count(x->in) : 1;
 	if ((x->in->pfx & P_REP) && gpr(x->regs, G_CX) != n)
 		return EX_BAD;
 	uint64_t di = x->r->ea[MO_MEM0], si = x->r->ea[MO_MEM1];
-	uint8_t buf[1 << 15];
 	if (x->in->op == OP_MOVSB) {
 		if (di > si && di < si + n) { /* forward byte copy replicates */
 			for (unsigned i = 0; i < n; i++) {
@@ -420,45 +445,61 @@ static int semantics(struct run *x)
 static void addresses(struct run *x, const struct decoded *d)
 {
 	struct exec_result *r = x->r;
+	if (d->mem_opnd >= 0)
+		r->agen = r->ea[MO_MEM0] = ea_of(x, &x->in->o[d->mem_opnd]);
+	if (!d->mem_any)
+		return;
 	uint64_t sp = gpr(x->regs, G_SP);
-	memset(r->ea, 0, sizeof r->ea);
-	r->agen = 0;
-	for (int i = 0; i < x->in->nops; i++)
-		if (x->in->o[i].kind == O_MEM)
-			r->agen = r->ea[MO_MEM0] = ea_of(x, &x->in->o[i]);
 	if (x->in->op == OP_MOVSB || x->in->op == OP_STOSB) {
 		r->ea[MO_MEM0] = addr_mask(x, gpr(x->regs, G_DI));
 		r->ea[MO_MEM1] = addr_mask(x, gpr(x->regs, G_SI));
 	}
-	if (d->mem_size[MO_PUSH])
+	if (d->mem_any & (1u << MO_PUSH))
 		r->ea[MO_PUSH] = addr_mask(x, sp - word(x));
-	r->ea[MO_POP] = d->mem_size[MO_POP] ? addr_mask(x, sp) : 0;
+	if (d->mem_any & (1u << MO_POP))
+		r->ea[MO_POP] = addr_mask(x, sp);
+}
+
+/* Each memory operand's page (when it fits one) and permissions. */
+static void resolve_memory(struct run *x, const struct decoded *d)
+{
+	for (unsigned k = 0, any = d->mem_any; any; k++, any >>= 1) {
+		if (!(any & 1))
+			continue;
+		uint64_t a = x->r->ea[k], size = d->mem_size[k];
+		if ((a & PAGE_MASK) + size <= PAGE_SIZE) {
+			struct page *p = mem_page(x->mem, a);
+			if (p != NULL && p->perm) {
+				x->ptr[k] = p->data + (a & PAGE_MASK);
+				x->perm[k] = p->perm;
+			}
+			continue;
+		}
+		for (uint8_t perm = PERM_R; perm <= PERM_X; perm = (uint8_t)(perm << 1))
+			if (mem_ok(x->mem, a, size, perm))
+				x->perm[k] |= perm;
+	}
 }
 
 /* EX_FAULT_READ when a memory value read is not readable, EX_FAULT_WRITE when
  * one written is not writable (the first inaccessible address in fault_addr). */
 static int check_access(struct run *x, const struct decoded *d)
 {
-	int status = EX_OK;
-	for (int k = 0; k < d->count; k++) {
-		const struct lc_src *s = &d->src[k];
-		if (s->kind != SRC_MEM)
-			continue;
-		int read = k < d->d.FirstOutSlot, written = k >= d->first_after;
-		uint8_t perm = read ? PERM_R : written ? PERM_W : 0;
-		uint64_t a = x->r->ea[s->memop];
-		if (perm == 0 || mem_ok(x->mem, a, s->size, perm))
-			continue;
-		int st = read ? EX_FAULT_READ : EX_FAULT_WRITE;
-		if (status == EX_OK || st < status) {
-			status = st;
-			uint64_t i = 0;
-			while (i < s->size && mem_ok(x->mem, a + i, 1, perm))
-				i++;
-			x->r->fault_addr = a + i;
-		}
+	unsigned readable = 0, writable = 0;
+	for (unsigned k = 0, any = d->mem_any; any; k++, any >>= 1) {
+		readable |= (x->perm[k] & PERM_R) ? 1u << k : 0;
+		writable |= (x->perm[k] & PERM_W) ? 1u << k : 0;
 	}
-	return status;
+	unsigned bad_read = d->mem_read & ~readable, bad_write = d->mem_write & ~writable;
+	if (!(bad_read | bad_write))
+		return EX_OK;
+	unsigned k = (unsigned)__builtin_ctz(bad_read ? bad_read : bad_write);
+	uint8_t perm = bad_read ? PERM_R : PERM_W;
+	uint64_t a = x->r->ea[k], i = 0;
+	while (i < d->mem_size[k] && mem_ok(x->mem, a + i, 1, perm))
+		i++;
+	x->r->fault_addr = a + i;
+	return bad_read ? EX_FAULT_READ : EX_FAULT_WRITE;
 }
 
 /* xorshift64*: deterministic garbage for values a faulting instruction lost. */
@@ -489,10 +530,12 @@ static void fill_slots(struct run *x, const struct decoded *d, uint8_t *lc, int 
 		} else {
 			uint64_t a = x->r->ea[s->memop];
 			put64(p, a);
-			if (mem_ok(x->mem, a, s->size, PERM_R))
-				mem_get(x->mem, a, p + 8, s->size);
-			else
+			if (!(x->perm[s->memop] & PERM_R))
 				fill_garbage(p + 8, s->size, garbage);
+			else if (x->ptr[s->memop])
+				memcpy(p + 8, x->ptr[s->memop], s->size);
+			else
+				mem_get(x->mem, a, p + 8, s->size);
 		}
 	}
 }
@@ -501,10 +544,11 @@ void exec_insn(struct mem *mem, uint8_t *regs, int mode64, const struct insn *in
                uint8_t len, const struct decoded *d, uint8_t *lc, uint64_t garbage,
                struct exec_result *r)
 {
-	struct run x = {mem, regs, mode64, in, r, 0};
+	struct run x = {.mem = mem, .regs = regs, .mode64 = mode64, .in = in, .r = r};
 	x.next = addr_mask(&x, addr + len);
-	memset(r, 0, sizeof *r);
+	memset(r, 0, sizeof *r); /* the memory operands' addresses start at 0 */
 	addresses(&x, d);
+	resolve_memory(&x, d);
 	r->status = check_access(&x, d);
 	uint64_t g = garbage | 1;
 	fill_slots(&x, d, lc, 0, d->first_after, &g);

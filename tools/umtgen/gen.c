@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "kernel.h"
+#include "pipe.h"
 #include "progbuild.h"
 #include "randprog.h"
 #include "sim.h"
@@ -42,11 +43,6 @@ double gen_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-uint64_t gen_now(const struct gen *g)
-{
-	return umt_writer_exec_count(g->w);
-}
-
 uint8_t gen_mode_flag(const struct gen *g)
 {
 	return g->mode64 ? UMT_EXEC_F_64BIT : 0;
@@ -56,8 +52,9 @@ int gen_record(struct gen *g, struct thread *t, umt_exec_desc *d, int sample)
 {
 	(void)sample;
 	(void)t;
-	if (umt_writer_add_exec(g->w, d, NULL) < 0)
-		return gen_fail(g, "record %llu: %s", (unsigned long long)gen_now(g), umt_errmsg());
+	if (pipe_exec(g->pipe, d) < 0)
+		return gen_fail(g, "the writer stopped");
+	g->now++;
 	return 0;
 }
 
@@ -67,7 +64,10 @@ int gen_context(struct gen *g, struct thread *t, uint8_t type, int64_t sys_id,
 	umt_context_desc ctx = {t->regs, g->dump_size, mem, n};
 	umt_exec_desc d = {.type = type, .flags = (uint8_t)(flags | gen_mode_flag(g)),
 	                   .thread_id = t->id, .syscall_id = sys_id, .context = &ctx};
-	return gen_record(g, t, &d, 0);
+	if (pipe_context(g->pipe, &d) < 0)
+		return gen_fail(g, "the writer stopped");
+	g->now++;
+	return 0;
 }
 
 void gen_kernel_write(struct gen *g, struct thread *t, uint64_t addr, const void *data,
@@ -253,8 +253,19 @@ static int generate(struct gen *g, const char *dir, const struct umtgen_params *
 	if (p->truth && (g->truth = fopen(p->truth, "w")) == NULL)
 		return gen_fail(g, "%s: cannot create the truth file", p->truth);
 	truth_regs_setup(g);
-	if (map_static_modules(g) < 0 || setup_threads(g, p) < 0 || gen_run(g) < 0 ||
-	    tables_finish(g) < 0)
+	if (map_static_modules(g) < 0 || setup_threads(g, p) < 0)
+		return -1;
+	if ((g->pipe = pipe_open(g->w)) == NULL)
+		return gen_fail(g, "out of memory");
+	int run = gen_run(g);
+	char err[256];
+	int piped = pipe_close(g->pipe, err, sizeof err);
+	g->pipe = NULL;
+	if (run < 0)
+		return -1;
+	if (piped < 0)
+		return gen_fail(g, "writing the trace: %s", err);
+	if (tables_finish(g) < 0)
 		return -1;
 	int rc = umt_writer_finish(g->w);
 	g->w = NULL;

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 
 #include "kernel.h"
+#include "pipe.h"
 #include "progbuild.h"
 #include "sim.h"
 
@@ -263,8 +264,8 @@ static int write_row(struct gen *g, struct thread *t, int64_t end, int completed
 		.arg_count = t->sys.nargs,
 	};
 	g->used_syscalls |= 1u << t->sys.which;
-	if (umt_writer_add_syscall(g->w, t->sys.id, &d) < 0)
-		return gen_fail(g, "writing syscall %lld: %s", (long long)t->sys.id, umt_errmsg());
+	if (pipe_syscall(g->pipe, t->sys.id, &d) < 0)
+		return gen_fail(g, "the writer stopped");
 	return 0;
 }
 

@@ -51,6 +51,7 @@ struct mem {
 	struct page *tlb[64];
 	struct region *regions; /* sorted, disjoint */
 	uint64_t nregions, rcap;
+	uint64_t code_gen; /* changes whenever a mapping or an executable page does */
 };
 
 void mem_init(struct mem *m);

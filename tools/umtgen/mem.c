@@ -154,6 +154,7 @@ static void each_page(struct mem *m, uint64_t first, uint64_t last, void (*fn)(s
 
 static void set_perm(struct page *p, uint8_t perm)
 {
+	/* the caller bumps the memory's code generation */
 	p->perm = perm;
 	p->gen++;
 }
@@ -172,6 +173,7 @@ int mem_map(struct mem *m, uint64_t addr, uint64_t size, uint8_t perm)
 	if (set_region(m, first, last, perm) < 0)
 		return -1;
 	each_page(m, first, last, set_perm, perm); /* pages already there keep their bytes */
+	m->code_gen++;
 	return 0;
 }
 
@@ -182,6 +184,7 @@ void mem_unmap(struct mem *m, uint64_t addr, uint64_t size)
 	uint64_t first = addr >> 12, last = (addr + size - 1) >> 12;
 	if (set_region(m, first, last, 0) == 0)
 		each_page(m, first, last, clear_page, 0);
+	m->code_gen++;
 }
 
 int mem_ok(struct mem *m, uint64_t addr, uint64_t size, uint8_t perm)
@@ -226,8 +229,10 @@ void mem_put(struct mem *m, uint64_t addr, const void *buf, uint64_t size)
 		struct page *p = mem_page(m, addr);
 		if (p != NULL && p->perm != 0) {
 			memcpy(p->data + off, in, k);
-			if (p->perm & PERM_X)
+			if (p->perm & PERM_X) {
 				p->gen++;
+				m->code_gen++;
+			}
 		}
 		in += k;
 		addr += k;

@@ -31,6 +31,8 @@ struct site {
 	int64_t row;
 	uint32_t row_gen;
 	uint32_t dec;    /* index of its decoded instruction (decoded.c) */
+	int32_t covered; /* module row + 2 whose coverage holds this site, else 0 */
+	uint64_t checked; /* the memory's code generation its row was last checked at */
 };
 
 /* A module image: code from base + 0x1000, then data, page-aligned. */

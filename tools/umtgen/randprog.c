@@ -259,10 +259,28 @@ static void risky_functions(struct rp *r)
 	}
 }
 
-/* The task table: the functions of the top two levels, newest first. */
+/* A task that rewrites and calls the thread's JIT code twice. */
+static uint32_t jit_task(struct rp *r)
+{
+	struct pctx *c = &r->c;
+	uint32_t l = pb_label(c->p);
+	pb_bind(c->p, l);
+	fn_prologue(c, 1);
+	st_jit(c);
+	st_alu(c);
+	st_jit(c);
+	E2(c, OP_MOV, R(c, G_AX), M(c->w, G_BP, -local_off(c, 0)));
+	fn_epilogue(c);
+	return l;
+}
+
+/* The task table: the functions of the top two levels, newest first, and
+ * the JIT task. */
 static uint32_t task_table(struct rp *r, int levels, int ntasks)
 {
 	uint32_t table = pb_data(r->c.p, (uint64_t)ntasks * r->c.w, 8, NULL);
+	if (r->pp->jit)
+		pb_data_addr(r->c.p, table, (uint64_t)--ntasks * r->c.w, jit_task(r), r->c.w);
 	for (int i = 0, k = r->nfns - 1; i < ntasks; i++, k--) {
 		while (k >= 0 && r->fns[k].level < levels - 2)
 			k--;

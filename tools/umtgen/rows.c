@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 
+#include "pipe.h"
 #include "sim.h"
 
 static uint64_t fnv(const void *p, size_t n, uint64_t h)
@@ -36,10 +37,7 @@ static int grow_bodies(struct gen *g)
 	struct decoded *d = realloc(g->decs, cap * sizeof *d);
 	if (d)
 		g->decs = d;
-	int64_t *fp = d ? realloc(g->dec_fp, cap * sizeof *fp) : NULL;
-	if (fp)
-		g->dec_fp = fp;
-	uint32_t *h = fp ? calloc(2 * (size_t)cap, sizeof *h) : NULL;
+	uint32_t *h = d ? calloc(2 * (size_t)cap, sizeof *h) : NULL;
 	if (h == NULL)
 		return gen_fail(g, "out of memory");
 	free(g->dec_hash);
@@ -75,8 +73,8 @@ static uint32_t body_of(struct gen *g, const struct insn *in, uint64_t addr)
 		if (same_body(&g->decs[g->dec_hash[k] - 1], &d))
 			return g->dec_hash[k];
 	g->decs[g->ndecs] = d;
-	if (umt_writer_add_decoded(g->w, &d.d, d.slots, &g->dec_fp[g->ndecs]) < 0) {
-		gen_fail(g, "writing a decoded instruction: %s", umt_errmsg());
+	if (pipe_decoded(g->pipe, &d.d, d.slots) < 0) { /* numbered as g->decs */
+		gen_fail(g, "the writer stopped");
 		return 0;
 	}
 	g->dec_hash[k] = ++g->ndecs;
@@ -103,7 +101,7 @@ static int grow_strings(struct gen *g)
 	return 0;
 }
 
-/* The FP of a disassembly string, added once (strings are shared). */
+/* The number of a disassembly string, added once (strings are shared). */
 static int string_fp(struct gen *g, const char *text, int64_t *fp)
 {
 	if ((g->nstrs + 1) * 2 > g->str_cap && grow_strings(g) < 0)
@@ -112,16 +110,17 @@ static int string_fp(struct gen *g, const char *text, int64_t *fp)
 	uint64_t k = h & (g->str_cap - 1);
 	for (; g->strs[k].text; k = (k + 1) & (g->str_cap - 1))
 		if (g->strs[k].hash == h && strcmp(g->strs[k].text, text) == 0) {
-			*fp = g->strs[k].fp;
+			*fp = g->strs[k].number;
 			return 0;
 		}
 	char *copy = strdup(text);
 	if (copy == NULL)
 		return gen_fail(g, "out of memory");
-	if (umt_writer_add_disasm(g->w, text, fp) < 0) {
+	if (pipe_disasm(g->pipe, text) < 0) {
 		free(copy);
-		return gen_fail(g, "writing a disassembly string: %s", umt_errmsg());
+		return gen_fail(g, "the writer stopped");
 	}
+	*fp = (int64_t)g->nstrs; /* the pipe numbers strings in this order */
 	g->strs[k] = (struct strent){h, *fp, copy};
 	g->nstrs++;
 	return 0;
@@ -143,7 +142,7 @@ static int new_row(struct gen *g, struct site *s, uint32_t gen)
 	if (s->dec == 0 && (s->dec = body_of(g, &s->in, s->addr)) == 0)
 		return -1;
 	char text[160];
-	int64_t fp;
+	int64_t fp = 0;
 	x86_disasm(&s->in, g->mode64, s->addr + s->len, text, sizeof text);
 	if (string_fp(g, text, &fp) < 0)
 		return -1;
@@ -159,12 +158,11 @@ static int new_row(struct gen *g, struct site *s, uint32_t gen)
 	r.ModuleID = module;
 	r.Address = (int64_t)s->addr;
 	memcpy(r.CodeBytes, s->code, s->len);
-	r.DisasmFP = fp;
-	r.DecodedFP = g->dec_fp[s->dec - 1];
-	int64_t id;
-	if (umt_writer_add_ins(g->w, &r, &id) < 0)
-		return gen_fail(g, "writing an instruction row: %s", umt_errmsg());
-	s->row = id;
+	r.DisasmFP = fp;              /* numbers: the pipe puts the FPs in */
+	r.DecodedFP = s->dec - 1;
+	if (pipe_ins(g->pipe, &r) < 0)
+		return gen_fail(g, "the writer stopped");
+	s->row = g->nins++;
 	s->row_gen = gen;
 	return 0;
 }
@@ -240,15 +238,22 @@ int rows_resolve(struct gen *g, struct thread *t, uint64_t rip, struct site **si
 	uint32_t i = t->site;
 	if (i == NO_SITE || p->sites[i].addr != rip)
 		i = prog_site_at(p, rip);
+	struct site *s = i != NO_SITE ? &p->sites[i] : NULL;
+	if (s && s->row >= 0 && s->checked == g->mem.code_gen) { /* no code changed since */
+		t->site = i;
+		*site = s;
+		*dec = &g->decs[s->dec - 1];
+		return 0;
+	}
 	struct page *pg = mem_page(&g->mem, rip);
 	if (pg == NULL || !(pg->perm & PERM_X))
 		return gen_fail(g, "thread %d executes 0x%llx, outside executable memory", t->id,
 		                (unsigned long long)rip);
-	struct site *s = i != NO_SITE ? &p->sites[i] : dyn_site(g, rip, pg->gen);
-	if (s == NULL)
+	if (s == NULL && (s = dyn_site(g, rip, pg->gen)) == NULL)
 		return -1;
 	if ((s->row < 0 || s->row_gen != pg->gen) && new_row(g, s, pg->gen) < 0)
 		return -1;
+	s->checked = g->mem.code_gen;
 	t->site = i;
 	*site = s;
 	*dec = &g->decs[s->dec - 1];
@@ -261,7 +266,6 @@ void rows_free(struct gen *g)
 		free(g->strs[i].text);
 	free(g->strs);
 	free(g->decs);
-	free(g->dec_fp);
 	free(g->dec_hash);
 	free(g->dyn);
 }

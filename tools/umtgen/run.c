@@ -37,6 +37,7 @@ static int push_frame(struct gen *g, struct thread *t, const struct site *s,
 	f->parent = t->nframes ? (int64_t)t->frames[t->nframes - 1].call_id : -1;
 	f->depth = t->nframes;
 	f->guard = s->guard;
+	f->ret_site = s->fall;
 	if (s->guard) { /* what the unwinder restores: the callee-saved registers */
 		static const uint8_t saved[8] = {G_BX, G_BP, G_SI, G_DI, G_12, G_13, G_14, G_15};
 		for (int i = 0; i < 8; i++)
@@ -79,12 +80,13 @@ static int after_insn(struct gen *g, struct thread *t, const struct site *s,
 		t->sample_next = 1;
 		return gen_range(g, r->fault_addr, 1);
 	}
-	for (int k = d->first_after; k < d->count; k++) /* every memory write of the record */
+	for (int k = d->first_after; g->truth && k < d->count; k++) /* the record's writes */
 		if (d->src[k].kind == SRC_MEM)
 			truth_write(g, id, t, r->ea[d->src[k].memop], lc + d->slots[k].Offset + 8,
 			            d->src[k].size, "instruction");
 	if (r->call && push_frame(g, t, s, r, id) < 0)
 		return -1;
+	uint32_t ret_site = t->nframes ? t->frames[t->nframes - 1].ret_site : NO_SITE;
 	if (r->ret)
 		pop_frames(g, t, r->ea[MO_POP], id);
 	if (s->in.op == OP_SYSCALL || (s->in.op == OP_INT && s->in.o[0].val == 0x2e))
@@ -96,6 +98,8 @@ static int after_insn(struct gen *g, struct thread *t, const struct site *s,
 		t->site = s->fall;
 	else if (s->target != NO_SITE && sites[s->target].addr == rip)
 		t->site = s->target;
+	else if (r->ret && ret_site != NO_SITE && sites[ret_site].addr == rip)
+		t->site = ret_site;
 	else
 		t->site = NO_SITE;
 	return 0;
@@ -127,7 +131,12 @@ static int step_insn(struct gen *g, struct thread *t, uint8_t flags)
 	                   .ins_id = s->row, .lc = lc, .lc_size = d->lc_size};
 	if (gen_record(g, t, &e, 0) < 0)
 		return -1;
-	coverage_add(g, s->module >= 0 ? g->row_of[(int)s->module] : -1, s->addr);
+	int row = s->module >= 0 ? g->row_of[(int)s->module] : -1;
+	if (s->covered != row + 2) { /* new to this module row's coverage */
+		coverage_add(g, row, s->addr);
+		s->covered = row + 2;
+	}
+	(row >= 0 ? &g->mods[row] : &g->floating)->execs++;
 	if (flags & 0xf0) /* the record after a flagged one is sampled too */
 		t->sample_next = 1;
 	return after_insn(g, t, s, d, lc, &r, id);
@@ -142,11 +151,14 @@ static int step_insn(struct gen *g, struct thread *t, uint8_t flags)
  */
 static void sample(struct gen *g, struct thread *t, int force)
 {
+	t->sampled = 0;
+	if (g->truth == NULL) {
+		t->sample_next = 0;
+		return;
+	}
 	uint64_t id = gen_now(g);
 	t->sampled = force || t->sample_next || (g->truth_every && id % g->truth_every == 0);
 	t->sample_next = 0;
-	if (g->truth == NULL)
-		return;
 	if (t->sampled)
 		truth_regs(g, t, id);
 	for (uint32_t i = 0; i < t->npending; i++)

@@ -24,6 +24,7 @@ struct frame {
 	int64_t parent;    /* call_id of the enclosing open call, -1 */
 	uint32_t depth;
 	uint32_t guard;    /* program guard + 1 of a guarded call, else 0 */
+	uint32_t ret_site; /* the site after the call, where its return usually goes */
 	uint64_t saved[8]; /* callee-saved registers at a guarded call */
 };
 
@@ -73,6 +74,8 @@ struct dynsite {
 struct gen {
 	const struct umtgen_params *par;
 	umt_writer *w;
+	struct pipe *pipe; /* writer calls during the run (pipe.c) */
+	int64_t nins;      /* instruction rows */
 	struct program prog;
 	struct mem mem;
 	struct thread *th;
@@ -82,14 +85,13 @@ struct gen {
 	umt_context_map cmap;
 	struct dec_ctx dctx;
 	struct xed_used used;
-	/* distinct decoded bodies (site.dec - 1) and their writer FPs */
+	/* distinct decoded bodies (site.dec - 1 is the number the pipe gives it) */
 	struct decoded *decs;
-	int64_t *dec_fp;
 	uint32_t ndecs, dcap;
 	uint32_t *dec_hash;
 	uint64_t dec_hash_cap;
 	/* disassembly strings and their FPs */
-	struct strent { uint64_t hash; int64_t fp; char *text; } *strs;
+	struct strent { uint64_t hash; int64_t number; char *text; } *strs;
 	uint64_t str_cap, nstrs;
 	/* module rows; the row each program module is mapped as now (-1) */
 	struct modrow *mods;
@@ -109,6 +111,7 @@ struct gen {
 	uint64_t nranges, rcap;
 	/* the run */
 	uint64_t target; /* records to write */
+	uint64_t now;    /* records written */
 	uint64_t sched_rng;
 	uint32_t cur, quantum;
 	uint32_t nnew;   /* threads not begun yet */
@@ -123,8 +126,11 @@ struct gen {
 /* Reports a failure once (generator bug or I/O) and returns -1. */
 int gen_fail(struct gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Records: the next record's ID; an execution record with truth sampling. */
-uint64_t gen_now(const struct gen *g);
+/* Records: the next record's ID; an execution record. */
+static inline uint64_t gen_now(const struct gen *g)
+{
+	return g->now;
+}
 int gen_record(struct gen *g, struct thread *t, umt_exec_desc *d, int sample);
 /* A context record of @p t (its registers as the dump, @p n memory blocks). */
 int gen_context(struct gen *g, struct thread *t, uint8_t type, int64_t sys_id,
@@ -178,6 +184,7 @@ int kernel_write_header(const char *dir, int version, uint32_t used);
 
 int tables_context_map(struct gen *g);
 int tables_finish(struct gen *g); /* modules, address ranges */
+/* Adds @p addr to the executed addresses of module row @p row (-1: outside modules). */
 void coverage_add(struct gen *g, int row, uint64_t addr);
 
 /* ---- truth.c ---------------------------------------------------------------------------- */

@@ -39,7 +39,6 @@ int tables_context_map(struct gen *g)
 void coverage_add(struct gen *g, int row, uint64_t addr)
 {
 	struct modrow *r = row >= 0 ? &g->mods[row] : &g->floating;
-	r->execs++;
 	if ((r->ncover + 1) * 2 > r->cover_cap) {
 		uint64_t cap = r->cover_cap ? 2 * r->cover_cap : 1024;
 		uint64_t *n = calloc(cap, sizeof *n);

@@ -164,7 +164,12 @@ static void add_name(struct names *t, const char *s)
 		t->s = p;
 		t->cap = cap;
 	}
-	snprintf(t->s[t->n++], NAME_SIZE, "%s", s);
+	size_t len = strlen(s);
+	if (len >= NAME_SIZE) { /* no XED name is that long: a generator bug */
+		tables_failed = 1;
+		return;
+	}
+	memcpy(t->s[t->n++], s, len + 1);
 }
 
 static void collect(const struct insn *in, int mode64, uint64_t at, void *arg)
