@@ -396,7 +396,7 @@ static void add_call(struct check *c, const struct jv *line)
 static void ins_of(struct check *c, uint64_t id, uint64_t *addr, unsigned *size, const char **text)
 {
 	umt_rec r;
-	int64_t ins;
+	int64_t ins = -1;
 	assert_int_equal(umt_exec_get(c->t, id, &r), 0);
 	assert_int_equal(umt_rec_ins(&r, &ins, NULL, NULL), 0);
 	const umt_ins_rec *row;
@@ -480,7 +480,7 @@ static void check_coverage(struct check *c, const struct jv *line)
 	umt_rec r;
 	assert_int_equal(umt_exec_iter_init(&it, c->t, 0, UINT64_MAX), 0);
 	while (umt_exec_iter_next(&it, &r) == 1) {
-		int64_t ins;
+		int64_t ins = -1;
 		const umt_ins_rec *row;
 		if (r.type != UMT_REC_INSTRUCTION || umt_rec_ins(&r, &ins, NULL, NULL) < 0 ||
 		    umt_ins_get(c->t, (uint64_t)ins, &row) < 0 ||
@@ -632,12 +632,25 @@ static void test_one_thread_deep(void **state)
 	run_config(&p);
 }
 
+/* The bundled sample's program, as tools/mksample runs it, and in 32-bit code. */
+static void test_sample(void **state)
+{
+	(void)state;
+	for (int code32 = 0; code32 < 2; code32++) {
+		struct umtgen_params p = params(1, 2, code32 ? UMT_FLAVOUR_2014 : UMT_FLAVOUR_2015, code32);
+		p.sample = 1;
+		p.records = 220;
+		run_config(&p);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_64bit_2015), cmocka_unit_test(test_64bit_2014),
 		cmocka_unit_test(test_32bit_2015), cmocka_unit_test(test_32bit_2014),
 		cmocka_unit_test(test_abort),      cmocka_unit_test(test_one_thread_deep),
+		cmocka_unit_test(test_sample),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

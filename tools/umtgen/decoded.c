@@ -364,6 +364,8 @@ static void explicit_slots(struct builder *b, const struct xop *x, int64_t *cons
 	case O_REG:
 		place_value(b, reg_use(c, &x->o), x->acc, &r->before, &r->after);
 		r->reg = (int16_t)xed_reg(c->old, xed_reg_of(x->o.reg, x->o.size, x->o.hi, c->mode64));
+		if (r->reg >= 0)
+			c->used->reg[r->reg] = 1; /* named by --xed-headers too */
 		r->off = x->o.hi ? 1 : 0;
 		break;
 	case O_MEM:
@@ -421,9 +423,11 @@ int decoded_build(const struct dec_ctx *c, const struct insn *in, const struct e
 	int64_t consts[2] = {0, 0};
 	int nconst = 0;
 	int nx = explicit_ops(c, in, x), nm = implicit_ops(c, in, m);
-	for (int i = 0; i < nx; i++) /* phrase registers first, as the tracer lists them */
-		if (x[i].o.kind == O_MEM)
-			phrase_of(&b, &x[i].o, x[i].memop == MO_MEM1 ? &p1 : &p0);
+	/* phrase registers first, as the tracer lists them (movsb: rsi, then rdi) */
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < nx; i++)
+			if (x[i].o.kind == O_MEM && (x[i].memop == MO_MEM1) == (pass == 0))
+				phrase_of(&b, &x[i].o, pass == 0 ? &p1 : &p0);
 	if (p0.present)
 		consts[nconst++] = p0.disp;
 	for (int i = 0; i < nx; i++)

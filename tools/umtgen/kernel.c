@@ -33,6 +33,7 @@ const struct sysdef sysdefs[] = {
 	[SYS_MAP] = {"NtMapViewOfSection", 0x25, 10, {0x0dd, 0x0e4}},
 	[SYS_UNMAP] = {"NtUnmapViewOfSection", 0x27, 2, {0x1d4, 0x1e2}},
 	[SYS_CLOSE] = {"NtClose", 0x0c, 1, {0x039, 0x03b}},
+	[SYS_WAIT] = {"NtWaitForSingleObject", 0x01, 3, {0x1e8, 0x1f7}},
 };
 const int sysdef_count = SYS_COUNT;
 
@@ -87,6 +88,8 @@ int kernel_entry(struct gen *g, struct thread *t, uint8_t flags)
 	/* the kernel keeps the thread a while; yielding, longer */
 	uint64_t pause = 1 + kernel_rand(g) % (6 * (uint64_t)g->nth + 2);
 	t->wake_at = gen_now(g) + 1 + (which == SYS_YIELD ? 4 * pause : pause);
+	if (which == SYS_WAIT) /* the event is never set: the call never returns */
+		t->wake_at = UINT64_MAX;
 	return gen_context(g, t, UMT_REC_SYSCALL_ENTRY, t->sys.id, NULL, 0, flags);
 }
 

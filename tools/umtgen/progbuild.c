@@ -312,6 +312,10 @@ static uint32_t k32_functions(struct pctx *c)
 	struct opnd unmap[2] = {i_(c->w, -1), arg_in(c, 0)};
 	nt_call(c, SYS_UNMAP, unmap, 2);
 	fn_epilogue(c);
+	c->k_wait = begin_fn(c); /* WaitForever(): an event nobody sets (handle 0x48) */
+	struct opnd wait[3] = {i_(c->w, 0x48), i_(c->w, 0), i_(c->w, 0)};
+	nt_call(c, SYS_WAIT, wait, 3);
+	fn_epilogue(c);
 	return 0;
 }
 
@@ -394,8 +398,6 @@ static uint32_t plugin_unload(struct pctx *c)
 	return l;
 }
 
-static uint32_t plugin_load_fn, plugin_unload_fn;
-
 int pb_system(struct pctx *c, uint64_t filetime_base)
 {
 	static const uint16_t app_ver[4] = {1, 0, 0, 7}, nt_ver[4] = {6, 1, 7601, 17514},
@@ -417,12 +419,12 @@ int pb_system(struct pctx *c, uint64_t filetime_base)
 	k32_functions(c);
 	pb_select(c->p, c->app);
 	jit_setup(c);
-	plugin_load_fn = plugin_load(c);
-	plugin_unload_fn = plugin_unload(c);
+	c->plugin_load = plugin_load(c);
+	c->plugin_unload = plugin_unload(c);
 	return c->p->failed ? -1 : 0;
 }
 
-void pb_plugin(struct pctx *c)
+void pb_plugin(struct pctx *c, int small)
 {
 	static const uint16_t ver[4] = {2, 3, 0, 41};
 	int cur = c->p->cur;
@@ -432,6 +434,13 @@ void pb_plugin(struct pctx *c)
 	c->p->abi.section_handle = 0x88;
 	pb_bind(c->p, c->plugin_entry); /* plugin_entry(x): some work, a system call */
 	fn_prologue(c, 1);
+	if (small) { /* x * 3 + 1 */
+		E2(c, OP_MOV, R(c, G_AX), arg_in(c, 0));
+		E2(c, OP_LEA, R(c, G_AX), m_(c->w, G_AX, G_AX, 2, 1));
+		fn_epilogue(c);
+		pb_select(c->p, cur);
+		return;
+	}
 	uint32_t loop = pb_label(c->p);
 	E2(c, OP_MOV, M(4, G_BP, -local_off(c, 0)), i_(4, 3));
 	pb_bind(c->p, loop);
@@ -479,11 +488,11 @@ static void main_loop_plugin(struct pctx *c, int period)
 	E2(c, OP_AND, r_(G_AX, 4), i_(4, period - 1));
 	E2(c, OP_CMP, r_(G_AX, 4), i_(4, 1));
 	Ejcc(c, CC_NZ, no_load, 1);
-	Ecall(c, plugin_load_fn);
+	Ecall(c, c->plugin_load);
 	pb_bind(c->p, no_load);
 	E2(c, OP_CMP, r_(G_AX, 4), i_(4, period / 2));
 	Ejcc(c, CC_NZ, no_unload, 1);
-	Ecall(c, plugin_unload_fn);
+	Ecall(c, c->plugin_unload);
 	pb_bind(c->p, no_unload);
 	E2(c, OP_MOV, R(c, G_AX), G(c, c->w, c->g_plugin_fn));
 	E2(c, OP_TEST, R(c, G_AX), R(c, G_AX));

@@ -31,7 +31,7 @@ enum {
 /* Syscalls the kernel (kernel.c) implements; their stubs are in ntdll. */
 enum {
 	SYS_READ, SYS_WRITE, SYS_QPC, SYS_ALLOC, SYS_YIELD, SYS_MAP, SYS_UNMAP, SYS_CLOSE,
-	SYS_COUNT
+	SYS_WAIT, SYS_COUNT
 };
 
 /* The program being written and what the writers need to know about it. */
@@ -43,10 +43,11 @@ struct pctx {
 	uint64_t rng;
 	int app, ntdll, k32, plugin; /* module indexes (plugin -1 when none) */
 	uint32_t stub[SYS_COUNT];    /* ntdll stubs */
-	uint32_t k_read, k_write, k_qpc, k_alloc, k_yield, k_map, k_unmap; /* kernel32 */
+	uint32_t k_read, k_write, k_qpc, k_alloc, k_yield, k_map, k_unmap, k_wait; /* kernel32 */
 	uint32_t g_pool;             /* 64 shared qwords */
 	uint32_t g_lock, g_counter, g_iter, g_plugin_base, g_plugin_fn, g_fault_idx, g_ptrs;
 	uint32_t plugin_entry;       /* the plugin's exported function */
+	uint32_t plugin_load, plugin_unload; /* map it and publish its entry, the reverse */
 	uint32_t jit_setup;          /* allocates the thread's JIT buffer */
 	uint64_t slice_size;
 	struct import { int module; uint32_t label, slot; } iat[64]; /* import slots per module */
@@ -93,8 +94,9 @@ void call_args(struct pctx *c, uint32_t label, int nargs);
 /* The system modules (ntdll, kernel32) and the application's globals. */
 int pb_system(struct pctx *c, uint64_t filetime_base);
 
-/* The plugin module (mapped at run time) with one exported function. */
-void pb_plugin(struct pctx *c);
+/* The plugin module (mapped at run time) with one exported function: a
+ * loop and a system call, or (@p small) a few instructions. */
+void pb_plugin(struct pctx *c, int small);
 
 /* Entry points: main (plugin management, then the task loop) and worker. */
 void pb_entries(struct pctx *c, uint32_t task_table, int ntasks, int plugin_period);

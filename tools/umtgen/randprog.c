@@ -309,7 +309,7 @@ static int write_program(struct rp *r)
 	uint32_t table = task_table(r, levels, NTASKS);
 	r->c.plugin = -1;
 	if (pp->plugin)
-		pb_plugin(&r->c);
+		pb_plugin(&r->c, 0);
 	pb_entries(&r->c, table, NTASKS, 32);
 	return pb_finish(p);
 }

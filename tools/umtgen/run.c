@@ -247,7 +247,7 @@ static struct thread *pick(struct gen *g)
 	uint32_t n = 0, best = 0;
 	for (uint32_t i = 0; i < g->nth; i++)
 		n += (uint32_t)runnable(&g->th[i], now);
-	if (n == 0) {
+	if (n == 0) { /* every thread is away: the first back from the kernel runs */
 		for (uint32_t i = 1; i < g->nth; i++) {
 			const struct thread *a = &g->th[i], *b = &g->th[best];
 			uint64_t ta = a->state == TS_KERNEL ? a->wake_at : a->state == TS_NEW ? 4u * i : UINT64_MAX;
@@ -261,6 +261,8 @@ static struct thread *pick(struct gen *g)
 			if (runnable(&g->th[best], now) && k-- == 0)
 				break;
 	}
+	if (g->th[best].state == TS_KERNEL && g->th[best].wake_at == UINT64_MAX)
+		return NULL; /* every thread waits forever: the program cannot go on */
 	g->cur = best;
 	g->quantum = sched_below(g, 32);
 	return &g->th[best];
@@ -332,7 +334,11 @@ int gen_run(struct gen *g)
 		uint64_t reserve = g->par->abort_run ? threads : threads + g->nnew;
 		if (g->target - now <= reserve)
 			break;
-		if (step(g, pick(g), 0, 0) < 0)
+		struct thread *t = pick(g);
+		if (t == NULL)
+			return gen_fail(g, "every thread waits forever at record %llu",
+			                (unsigned long long)now);
+		if (step(g, t, 0, 0) < 0)
 			return -1;
 		if ((steps & 0xfffff) == 0)
 			progress(g, start, 0);
