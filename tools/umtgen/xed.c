@@ -290,11 +290,12 @@ int xed_write_enum(const char *dir, const char *file, const char *type, const ch
 	return 0;
 }
 
-/* Upper case copy of "PREFIX" + @p name into @p buf. */
-static void upper(char *buf, size_t size, const char *prefix, const char *name)
+/* "PREFIX" + @p name into @p buf, the name in upper case when @p up (XED's
+ * register names; its iform names keep their case: XED_IFORM_ADD_GPRv_IMMb). */
+static void upper(char *buf, size_t size, const char *prefix, const char *name, int up)
 {
 	snprintf(buf, size, "%s%s", prefix, name);
-	for (char *p = buf; *p; p++)
+	for (char *p = buf + strlen(prefix); up && *p; p++)
 		if (*p >= 'a' && *p <= 'z')
 			*p = (char)(*p - 'a' + 'A');
 }
@@ -316,14 +317,14 @@ static int write_kind(const char *dir, int kind, int old, const uint8_t *used, i
 	int *values = calloc((size_t)cap, sizeof *values);
 	int rc = -1;
 	if (buf && names && values) {
-		upper(buf[n], sizeof buf[n], kind_prefix[kind], "INVALID");
+		upper(buf[n], sizeof buf[n], kind_prefix[kind], "INVALID", 0);
 		values[n++] = 0;
 		for (int r = 0; r < t->n && r < used_size; r++)
 			if (used[r]) {
-				upper(buf[n], sizeof buf[n], kind_prefix[kind], t->s[r]);
+				upper(buf[n], sizeof buf[n], kind_prefix[kind], t->s[r], 0);
 				values[n++] = value_of(kind, old, r);
 			}
-		upper(buf[n], sizeof buf[n], kind_prefix[kind], "LAST");
+		upper(buf[n], sizeof buf[n], kind_prefix[kind], "LAST", 0);
 		values[n++] = last_value[old ? 1 : 0][kind];
 		for (int i = 0; i < n; i++)
 			names[i] = buf[i];
@@ -351,7 +352,7 @@ static int write_regs(const char *dir, int old, const struct xed_used *u)
 		const char *s = umt_xed_reg_name(date, r);
 		if (s == NULL)
 			continue;
-		upper(buf[n], sizeof buf[n], "XED_REG_", s);
+		upper(buf[n], sizeof buf[n], "XED_REG_", s, 1);
 		values[n++] = r;
 	}
 	snprintf(buf[n], sizeof buf[n], "XED_REG_LAST");
