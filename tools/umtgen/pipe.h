@@ -18,6 +18,11 @@ struct pipe *pipe_open(umt_writer *w);
 /* Queues writer calls; 0, or -1 when the writer thread stopped on an error. */
 int pipe_exec(struct pipe *p, const umt_exec_desc *d);    /* a record without context */
 int pipe_context(struct pipe *p, const umt_exec_desc *d); /* a record with d->context */
+/* A record whose LC is filled in place: the room for @p lc_size bytes of LC
+ * (NULL when the writer thread stopped), then the record's other fields
+ * (d->lc and d->lc_size are taken from the room). */
+uint8_t *pipe_exec_room(struct pipe *p, uint64_t lc_size);
+void pipe_exec_fields(uint8_t *lc, const umt_exec_desc *d);
 /* A decoded body and a string: numbered 0, 1, 2... in call order; an
  * instruction row's DecodedFP and DisasmFP hold those numbers. */
 int pipe_decoded(struct pipe *p, const umt_decoded_ins *d, const umt_lc_slot *slots);

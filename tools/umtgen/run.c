@@ -12,6 +12,7 @@
 
 #include "exec.h"
 #include "kernel.h"
+#include "pipe.h"
 #include "progbuild.h"
 #include "sim.h"
 
@@ -107,11 +108,14 @@ static int after_insn(struct gen *g, struct thread *t, const struct site *s,
 
 static int step_insn(struct gen *g, struct thread *t, uint8_t flags)
 {
-	static uint8_t lc[1 << 15];
 	struct site *s;
 	const struct decoded *d;
-	if (rows_resolve(g, t, reg64(t, RF_RIP), &s, &d) < 0)
+	uint64_t rip = reg64(t, RF_RIP);
+	if (!rows_known(g, t, rip, &s, &d) && rows_resolve(g, t, rip, &s, &d) < 0)
 		return -1;
+	uint8_t *lc = pipe_exec_room(g->pipe, d->lc_size); /* the LC is written in place */
+	if (lc == NULL)
+		return gen_fail(g, "the writer stopped");
 	uint64_t id = gen_now(g);
 	struct exec_result r;
 	exec_insn(&g->mem, t->regs, g->mode64, &s->in, s->addr, s->len, d, lc, t->garbage++, &r);
@@ -129,8 +133,8 @@ static int step_insn(struct gen *g, struct thread *t, uint8_t flags)
 		flags |= fault_flags(g, r.status);
 	umt_exec_desc e = {.type = UMT_REC_INSTRUCTION, .flags = flags, .thread_id = t->id,
 	                   .ins_id = s->row, .lc = lc, .lc_size = d->lc_size};
-	if (gen_record(g, t, &e, 0) < 0)
-		return -1;
+	pipe_exec_fields(lc, &e);
+	g->now++;
 	int row = s->module >= 0 ? g->row_of[(int)s->module] : -1;
 	if (s->covered != row + 2) { /* new to this module row's coverage */
 		coverage_add(g, row, s->addr);
@@ -203,7 +207,10 @@ static int step_begin(struct gen *g, struct thread *t, uint8_t flags)
 
 static int step(struct gen *g, struct thread *t, uint8_t flags, int force_sample)
 {
-	sample(g, t, force_sample || t->state == TS_NEW);
+	if (g->truth)
+		sample(g, t, force_sample || t->state == TS_NEW);
+	else
+		t->sampled = t->sample_next = 0;
 	switch (t->state) {
 	case TS_NEW: return step_begin(g, t, flags);
 	case TS_ENTRY: return kernel_entry(g, t, flags);
