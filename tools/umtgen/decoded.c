@@ -251,7 +251,7 @@ static int use_reg(const struct dec_ctx *c, struct use u)
 
 static struct lc_src src_of(const struct dec_ctx *c, struct use u)
 {
-	struct lc_src s = {SRC_REG, 0, 0, u.size};
+	struct lc_src s = {.kind = SRC_REG, .size = u.size};
 	switch (u.kind) {
 	case U_GPR: s.off = (uint16_t)RF_GPR(u.id); break;
 	case U_VEC: s.off = (uint16_t)RF_VECTOR(u.id); break;
@@ -303,6 +303,7 @@ static int number_slots(const struct builder *b, struct decoded *out)
 			s->Offset = (uint16_t)off;
 			s->AddrWidth = (uint8_t)(mem ? gpr_size(c) : 0);
 			out->src[k] = src_of(c, u);
+			out->src[k].lc = (uint16_t)off;
 			if (mem) {
 				out->mem_size[u.id] = u.size;
 				out->mem_any |= (uint8_t)(1u << u.id);

@@ -26,6 +26,7 @@ struct lc_src {
 	uint8_t memop; /* SRC_MEM: MO_* */
 	uint16_t off;  /* SRC_REG: offset in the register file */
 	uint16_t size; /* value bytes (the address of a memory slot comes first: 8 more) */
+	uint16_t lc;   /* offset of the slot in the LC (its lcSlot.Offset) */
 };
 
 /* A decoded instruction: the format's structures and the run-time plan. */

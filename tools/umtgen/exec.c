@@ -44,6 +44,30 @@ static void put64(uint8_t *p, uint64_t v)
 	memcpy(p, &v, 8);
 }
 
+/* A copy of a value's bytes: inline for the sizes of registers and most
+ * operands (memcpy with a variable size is a library call). */
+static inline void copy_value(void *dst, const void *src, size_t n)
+{
+	switch (n) {
+	case 8: memcpy(dst, src, 8); break;
+	case 4: memcpy(dst, src, 4); break;
+	case 2: memcpy(dst, src, 2); break;
+	case 1: memcpy(dst, src, 1); break;
+	default: memcpy(dst, src, n); break;
+	}
+}
+
+/* copy_value() of at most 8 bytes (into or out of a 64-bit variable). */
+static inline void copy_small(void *dst, const void *src, size_t n)
+{
+	switch (n) {
+	case 8: memcpy(dst, src, 8); break;
+	case 4: memcpy(dst, src, 4); break;
+	case 2: memcpy(dst, src, 2); break;
+	default: memcpy(dst, src, 1); break;
+	}
+}
+
 static uint64_t gpr(const uint8_t *regs, unsigned g)
 {
 	return get64(regs + RF_GPR(g));
@@ -178,7 +202,7 @@ static uint64_t ea_of(const struct run *x, const struct opnd *o)
 static void store(const struct run *x, int k, const void *v, unsigned size)
 {
 	if (x->ptr[k] && !(x->perm[k] & PERM_X))
-		memcpy(x->ptr[k], v, size);
+		copy_small(x->ptr[k], v, size);
 	else
 		mem_put(x->mem, x->r->ea[k], v, size);
 }
@@ -190,7 +214,7 @@ static uint64_t rd(const struct run *x, const struct opnd *o)
 	case O_MEM:
 		if (x->ptr[MO_MEM0]) {
 			uint64_t v = 0;
-			memcpy(&v, x->ptr[MO_MEM0], o->size);
+			copy_small(&v, x->ptr[MO_MEM0], o->size);
 			return v;
 		}
 		return mem_get64(x->mem, x->r->ea[MO_MEM0], o->size);
@@ -293,7 +317,7 @@ static uint64_t pop_value(struct run *x)
 	unsigned w = word(x);
 	uint64_t v = 0;
 	if (x->ptr[MO_POP])
-		memcpy(&v, x->ptr[MO_POP], w);
+		copy_small(&v, x->ptr[MO_POP], w);
 	else
 		v = mem_get64(x->mem, x->r->ea[MO_POP], w);
 	set_gpr(x->regs, G_SP, gpr(x->regs, G_SP) + w, x->mode64);
@@ -521,19 +545,21 @@ static void fill_slots(struct run *x, const struct decoded *d, uint8_t *lc, int 
 {
 	for (int k = from; k < to; k++) {
 		const struct lc_src *s = &d->src[k];
-		uint8_t *p = lc + d->slots[k].Offset;
-		if (s->kind == SRC_REG) {
-			memcpy(p, x->regs + s->off, s->size);
+		uint8_t *p = lc + s->lc;
+		if (s->kind == SRC_REG && s->size == 8) { /* most slots: a 64-bit register */
+			memcpy(p, x->regs + s->off, 8);
+		} else if (s->kind == SRC_REG) {
+			copy_value(p, x->regs + s->off, s->size);
 		} else if (s->kind == SRC_AGEN) {
 			uint64_t a = x->r->agen;
-			memcpy(p, &a, s->size);
+			copy_small(p, &a, s->size);
 		} else {
 			uint64_t a = x->r->ea[s->memop];
 			put64(p, a);
 			if (!(x->perm[s->memop] & PERM_R))
 				fill_garbage(p + 8, s->size, garbage);
 			else if (x->ptr[s->memop])
-				memcpy(p + 8, x->ptr[s->memop], s->size);
+				copy_value(p + 8, x->ptr[s->memop], s->size);
 			else
 				mem_get(x->mem, a, p + 8, s->size);
 		}

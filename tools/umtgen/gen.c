@@ -192,6 +192,9 @@ static int open_writer(struct gen *g, const char *dir, const struct umtgen_param
 	o.xml.has_ymm = g->old ? "0" : "1";
 	o.xml.app_command_line = "\"C:\\Program Files\\UMTGen\\app.exe\" --input data.txt";
 	o.xml.pin_command_line = "pin.exe -t UMTracer.dll -- \"C:\\Program Files\\UMTGen\\app.exe\"";
+	/* writes of 256 KiB: the kernel copies bytes the writer produced moments
+	 * before, still in the shared cache (4 MiB buffers come back from memory) */
+	o.buffer_size = 256 * 1024;
 	if (umt_writer_open(dir, &o, &g->w) < 0)
 		return gen_fail(g, "%s: %s", dir, umt_errmsg());
 	return tables_context_map(g);

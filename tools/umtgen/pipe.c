@@ -9,7 +9,6 @@
  * numbers to the writer's FPs when it writes the instruction rows.
  */
 #include <pthread.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -105,19 +104,13 @@ uint8_t *pipe_exec_room(struct pipe *p, uint64_t lc_size)
 	uint8_t *at = room(p, 1 + sizeof(umt_exec_desc) + lc_size);
 	if (at == NULL)
 		return NULL;
-	umt_exec_desc d = {.lc_size = lc_size};
 	*at = CMD_EXEC;
-	memcpy(at + 1, &d, sizeof d);
-	return at + 1 + sizeof d;
+	return at + 1 + sizeof(umt_exec_desc);
 }
 
 void pipe_exec_fields(uint8_t *lc, const umt_exec_desc *d)
 {
-	uint8_t *at = lc - sizeof *d;
-	uint64_t lc_size;
-	memcpy(&lc_size, at + offsetof(umt_exec_desc, lc_size), sizeof lc_size);
-	memcpy(at, d, sizeof *d);
-	memcpy(at + offsetof(umt_exec_desc, lc_size), &lc_size, sizeof lc_size);
+	memcpy(lc - sizeof *d, d, sizeof *d);
 }
 
 int pipe_context(struct pipe *p, const umt_exec_desc *d)

@@ -19,8 +19,8 @@ struct pipe *pipe_open(umt_writer *w);
 int pipe_exec(struct pipe *p, const umt_exec_desc *d);    /* a record without context */
 int pipe_context(struct pipe *p, const umt_exec_desc *d); /* a record with d->context */
 /* A record whose LC is filled in place: the room for @p lc_size bytes of LC
- * (NULL when the writer thread stopped), then the record's other fields
- * (d->lc and d->lc_size are taken from the room). */
+ * (NULL when the writer thread stopped), then the record's fields, d->lc_size
+ * the same size (d->lc is not used: the LC is where the room is). */
 uint8_t *pipe_exec_room(struct pipe *p, uint64_t lc_size);
 void pipe_exec_fields(uint8_t *lc, const umt_exec_desc *d);
 /* A decoded body and a string: numbered 0, 1, 2... in call order; an
