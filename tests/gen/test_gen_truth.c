@@ -347,27 +347,70 @@ static void check_mem(struct check *c, const struct jv *line)
 	}
 }
 
-/* Every after memory slot of every complete instruction record was a write. */
+static void expect_in_space(struct check *c, uint64_t id, uint64_t addr)
+{
+	if (umt_address_space_find(c->t, addr, NULL) != 1)
+		fail_msg("record %llu: 0x%llx is in no address range", (unsigned long long)id,
+		         (unsigned long long)addr);
+}
+
+/* Every after memory slot of every complete instruction record was a write;
+ * every instruction and memory operand (faulting ones too) lies in the
+ * address space table. */
 static void check_all_writes_listed(struct check *c)
 {
 	umt_exec_iter it;
 	umt_rec r;
 	assert_int_equal(umt_exec_iter_init(&it, c->t, 0, UINT64_MAX), 0);
 	while (umt_exec_iter_next(&it, &r) == 1) {
-		if (r.type != UMT_REC_INSTRUCTION || umt_rec_is_incomplete(&r))
+		if (r.type != UMT_REC_INSTRUCTION)
 			continue;
 		umt_ins_exec x;
+		const umt_ins_rec *row;
 		assert_int_equal(umt_rec_ins_exec(c->t, &r, &x), 0);
-		for (unsigned k = x.dec.ins->FirstAfterSlot; k < x.dec.ins->LCCount; k++) {
+		assert_int_equal(umt_ins_get(c->t, (uint64_t)x.ins_id, &row), 0);
+		expect_in_space(c, r.id, (uint64_t)row->Address);
+		for (unsigned k = 0; k < x.dec.ins->LCCount; k++) {
 			uint64_t a;
 			umt_value v;
 			if (x.dec.slots[k].AddrWidth == 0)
 				continue;
 			assert_int_equal(umt_lc_slot_value(&x, k, &v, &a), 0);
-			if (!has_write(c, r.id, a))
+			expect_in_space(c, r.id, a);
+			if (k >= x.dec.ins->FirstAfterSlot && !umt_rec_is_incomplete(&r) &&
+			    !has_write(c, r.id, a))
 				fail_msg("record %llu writes 0x%llx: not in the truth", (unsigned long long)r.id,
 				         (unsigned long long)a);
 		}
+	}
+}
+
+/* Syscall rows against their entry and exit dumps: the first four arguments
+ * are r10, rdx, r8, r9 at the entry (64-bit), the result rax at the exit. */
+static void check_syscalls(struct check *c)
+{
+	static const char *const regs[4] = {"r10", "rdx", "r8", "r9"};
+	for (uint64_t i = 0; i < umt_syscall_count(c->t); i++) {
+		umt_syscall s;
+		umt_rec r;
+		umt_context ctx;
+		umt_value v;
+		assert_int_equal(umt_syscall_get(c->t, i, &s), 0);
+		assert_int_equal(umt_exec_get(c->t, (uint64_t)s.rec->BeginEID, &r), 0);
+		assert_int_equal(umt_rec_context(c->t, &r, &ctx), 0);
+		for (unsigned k = 0; k < 4 && ctx.is_64bit; k++) {
+			uint64_t arg;
+			assert_int_equal(umt_syscall_arg(&s, k, &arg), 0);
+			assert_int_equal(umt_context_reg(c->t, &ctx, umt_reg_by_name(c->t, regs[k]), &v), 0);
+			assert_int_equal(umt_value_u64(&v), arg);
+		}
+		if (!s.rec->Completed)
+			continue;
+		assert_int_equal(umt_exec_get(c->t, (uint64_t)s.rec->EndEID, &r), 0);
+		assert_int_equal(umt_rec_context(c->t, &r, &ctx), 0);
+		int rax = umt_reg_by_name(c->t, ctx.is_64bit ? "rax" : "eax");
+		assert_int_equal(umt_context_reg(c->t, &ctx, rax, &v), 0);
+		assert_int_equal(umt_value_u64(&v), (uint64_t)s.rec->Result);
 	}
 }
 
@@ -555,6 +598,7 @@ static void run_config(struct umtgen_params *p)
 	assert_int_equal(res.errors + res.warnings, 0);
 	read_truth(&c, truth);
 	check_all_writes_listed(&c);
+	check_syscalls(&c);
 	check_calls(&c);
 	print_message("%llu samples: %llu before, %llu after register values, %llu dump bytes, "
 	              "%llu instruction and %llu kernel writes, %llu memory bytes, %zu calls\n",
