@@ -11,6 +11,7 @@
 
 #include "machine.h"
 #include "program.h"
+#include "util.h"
 
 #define CODE_START 0x1000u
 /* a data label's address is its offset in the module's data, known at the end */
@@ -27,22 +28,13 @@ static void fail(struct program *p, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Grows an array of @p elem bytes to hold @p need elements. */
-static int reserve(struct program *p, void **arr, uint32_t *cap, uint64_t need, size_t elem)
+/* grow(), failing the program when out of memory. */
+static void *more(struct program *p, void *arr, size_t *cap, uint32_t used, size_t elem)
 {
-	if (need <= *cap)
-		return 0;
-	uint64_t n = *cap ? *cap : 64;
-	while (n < need)
-		n *= 2;
-	void *q = n > UINT32_MAX ? NULL : realloc(*arr, n * elem);
-	if (q == NULL) {
+	void *q = grow(arr, cap, used, elem, 64);
+	if (q == NULL)
 		fail(p, "out of memory");
-		return -1;
-	}
-	*arr = q;
-	*cap = (uint32_t)n;
-	return 0;
+	return q;
 }
 
 static int reserve_bytes(struct program *p, uint8_t **buf, uint64_t *cap, uint64_t need)
@@ -114,8 +106,10 @@ void pb_select(struct program *p, int module)
 
 uint32_t pb_label(struct program *p)
 {
-	if (reserve(p, (void **)&p->labels, &p->label_cap, p->nlabels + 1, sizeof *p->labels) < 0)
+	struct label *l = more(p, p->labels, &p->label_cap, p->nlabels, sizeof *l);
+	if (l == NULL)
 		return 0;
+	p->labels = l;
 	p->labels[p->nlabels] = (struct label){0, 0};
 	return p->nlabels++;
 }
@@ -159,9 +153,11 @@ uint32_t pb_emit(struct program *p, struct insn in, uint8_t sym)
 	if (p->failed || p->cur < 0)
 		return NO_SITE;
 	struct module_img *m = &p->mods[p->cur];
-	if (reserve(p, (void **)&p->sites, &p->site_cap, p->nsites + 1, sizeof *p->sites) < 0)
+	struct site *s = more(p, p->sites, &p->site_cap, p->nsites, sizeof *s);
+	if (s == NULL)
 		return NO_SITE;
-	struct site *s = &p->sites[p->nsites];
+	p->sites = s;
+	s += p->nsites;
 	memset(s, 0, sizeof *s);
 	for (int i = 0; i < in.nops; i++)
 		if (in.o[i].kind != O_REG && (in.o[i].hi & SYMBOLIC)) {
@@ -213,15 +209,19 @@ uint32_t pb_data(struct program *p, uint64_t size, uint64_t align, const void *i
 void pb_data_addr(struct program *p, uint32_t data_label, uint64_t offset, uint32_t label,
                   uint8_t size)
 {
-	if (reserve(p, (void **)&p->relocs, &p->reloc_cap, p->nrelocs + 1, sizeof *p->relocs) < 0)
+	struct reloc *r = more(p, p->relocs, &p->reloc_cap, p->nrelocs, sizeof *r);
+	if (r == NULL)
 		return;
+	p->relocs = r;
 	p->relocs[p->nrelocs++] = (struct reloc){data_label, label, offset, size};
 }
 
 void pb_guard(struct program *p, uint32_t start, uint32_t end, uint32_t handler)
 {
-	if (reserve(p, (void **)&p->guards, &p->guard_cap, p->nguards + 1, sizeof *p->guards) < 0)
+	struct guard *gd = more(p, p->guards, &p->guard_cap, p->nguards, sizeof *gd);
+	if (gd == NULL)
 		return;
+	p->guards = gd;
 	/* label numbers for now: pb_finish turns start and end into addresses */
 	p->guards[p->nguards++] = (struct guard){start, end, handler};
 }

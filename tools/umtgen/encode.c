@@ -206,6 +206,25 @@ static void set_imm(struct form *f, int64_t v, uint8_t size)
 	f->imm_size = size == 1 ? 1 : size == 2 ? 2 : 4;
 }
 
+/* Two register-or-memory operands: the "r/m, reg" opcode @p base (+1 when
+ * wider than a byte), or where @p can_load and the source is memory or P_ALT
+ * asks for it, the "reg, r/m" opcode base + 2 (+1). */
+static int reg_rm(const struct insn *in, struct form *f, uint8_t base, int can_load)
+{
+	const struct opnd *a = &in->o[0], *b = &in->o[1];
+	int wide = a->size != 1;
+	if (can_load && a->kind == O_REG && (b->kind == O_MEM || (in->pfx & P_ALT))) {
+		f->opc = (uint8_t)(base + 2 + wide);
+		f->regfield = regfield_of(a);
+		f->rm = b;
+	} else {
+		f->opc = (uint8_t)(base + wide);
+		f->regfield = regfield_of(b);
+		f->rm = a;
+	}
+	return 0;
+}
+
 /* add/or/adc/sbb/and/sub/xor/cmp and test: /digit forms and r/m, reg forms. */
 static int form_alu(const struct insn *in, struct form *f)
 {
@@ -230,17 +249,7 @@ static int form_alu(const struct insn *in, struct form *f)
 		}
 		return 0;
 	}
-	uint8_t base = test ? 0x84 : (uint8_t)(8 * in->op);
-	if (a->kind == O_REG && (b->kind == O_MEM || (in->pfx & P_ALT)) && !test) {
-		f->opc = (uint8_t)(base + 2 + wide);
-		f->regfield = regfield_of(a);
-		f->rm = b;
-	} else {
-		f->opc = (uint8_t)(base + wide);
-		f->regfield = regfield_of(b);
-		f->rm = a;
-	}
-	return 0;
+	return reg_rm(in, f, test ? 0x84 : (uint8_t)(8 * in->op), !test);
 }
 
 static int form_mov(const struct insn *in, struct form *f)
@@ -266,16 +275,7 @@ static int form_mov(const struct insn *in, struct form *f)
 		set_imm(f, b->val, a->size);
 		return 0;
 	}
-	if (a->kind == O_REG && (b->kind == O_MEM || (in->pfx & P_ALT))) {
-		f->opc = wide ? 0x8b : 0x8a;
-		f->regfield = regfield_of(a);
-		f->rm = b;
-	} else {
-		f->opc = wide ? 0x89 : 0x88;
-		f->regfield = regfield_of(b);
-		f->rm = a;
-	}
-	return 0;
+	return reg_rm(in, f, 0x88, 1);
 }
 
 /* inc, dec, shl, shr, movzx, movsx, lea, imul. */

@@ -10,6 +10,7 @@
  * value is read from the state it describes.
  */
 #include "exec.h"
+#include "util.h"
 
 static uint64_t mask_of(unsigned size)
 {
@@ -529,13 +530,11 @@ static int check_access(struct run *x, const struct decoded *d)
 /* xorshift64*: deterministic garbage for values a faulting instruction lost. */
 static void fill_garbage(uint8_t *p, size_t n, uint64_t *g)
 {
+	uint64_t x = 0;
 	for (size_t i = 0; i < n; i++) {
-		if ((i & 7) == 0) {
-			*g ^= *g >> 12;
-			*g ^= *g << 25;
-			*g ^= *g >> 27;
-		}
-		p[i] = (uint8_t)((*g * 0x2545f4914f6cdd1dull) >> (8 * (i & 7)));
+		if ((i & 7) == 0)
+			x = xorshift64s(g);
+		p[i] = (uint8_t)(x >> (8 * (i & 7)));
 	}
 }
 

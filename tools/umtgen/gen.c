@@ -88,14 +88,10 @@ void gen_pending_mem(struct thread *t, uint64_t addr, uint64_t size)
 
 int gen_range(struct gen *g, uint64_t addr, uint64_t size)
 {
-	if (g->nranges == g->rcap) {
-		uint64_t cap = g->rcap ? 2 * g->rcap : 64;
-		void *r = realloc(g->ranges, cap * sizeof g->ranges[0]);
-		if (r == NULL)
-			return gen_fail(g, "out of memory");
-		g->ranges = r;
-		g->rcap = cap;
-	}
+	void *r = grow(g->ranges, &g->rcap, g->nranges, sizeof g->ranges[0], 64);
+	if (r == NULL)
+		return gen_fail(g, "out of memory");
+	g->ranges = r;
 	g->ranges[g->nranges].first = addr & ~PAGE_MASK;
 	g->ranges[g->nranges].last = ((addr + (size ? size : 1) - 1) | PAGE_MASK);
 	g->nranges++;

@@ -44,12 +44,7 @@ const int sysdef_count = SYS_COUNT;
 
 static uint64_t kernel_rand(struct gen *g)
 {
-	uint64_t x = g->kernel_rng;
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	g->kernel_rng = x;
-	return x * 0x2545f4914f6cdd1dull;
+	return xorshift64s(&g->kernel_rng);
 }
 
 static unsigned word(const struct gen *g)
@@ -188,15 +183,11 @@ int kernel_map_module(struct gen *g, int img, int64_t eid)
 	    mem_map(&g->mem, m->data_start, m->end - m->data_start, PERM_R | PERM_W) < 0 ||
 	    gen_range(g, m->base, m->end - m->base) < 0)
 		return gen_fail(g, "out of memory");
-	if (g->nmods == g->mcap) {
-		int cap = g->mcap ? 2 * g->mcap : 8;
-		struct modrow *r = realloc(g->mods, (size_t)cap * sizeof *r);
-		if (r == NULL)
-			return gen_fail(g, "out of memory");
-		g->mods = r;
-		g->mcap = cap;
-	}
-	struct modrow *r = &g->mods[g->nmods];
+	struct modrow *r = grow(g->mods, &g->mcap, (size_t)g->nmods, sizeof *r, 8);
+	if (r == NULL)
+		return gen_fail(g, "out of memory");
+	g->mods = r;
+	r += g->nmods;
 	memset(r, 0, sizeof *r);
 	r->img = img;
 	r->load = eid;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "pipe.h"
+#include "util.h"
 
 enum { CMD_EXEC = 1, CMD_CONTEXT, CMD_DECODED, CMD_DISASM, CMD_INS, CMD_SYSCALL, CMD_END };
 #define CHUNK (1u << 20)
@@ -191,16 +192,12 @@ static int writer_failed(struct pipe *p, const char *what)
 /* Remembers the FP of numbered body (kind 0) or string (kind 1). */
 static int keep_fp(struct pipe *p, int kind, int64_t fp)
 {
-	if (p->nfp[kind] == p->fpcap[kind]) {
-		size_t cap = p->fpcap[kind] ? 2 * p->fpcap[kind] : 1024;
-		int64_t *f = realloc(p->fp[kind], cap * sizeof *f);
-		if (f == NULL) {
-			snprintf(p->err, sizeof p->err, "out of memory");
-			return -1;
-		}
-		p->fp[kind] = f;
-		p->fpcap[kind] = cap;
+	int64_t *f = grow(p->fp[kind], &p->fpcap[kind], p->nfp[kind], sizeof *f, 1024);
+	if (f == NULL) {
+		snprintf(p->err, sizeof p->err, "out of memory");
+		return -1;
 	}
+	p->fp[kind] = f;
 	p->fp[kind][p->nfp[kind]++] = fp;
 	return 0;
 }

@@ -9,12 +9,7 @@
 
 uint64_t pc_rand(struct pctx *c)
 {
-	uint64_t x = c->rng;
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	c->rng = x;
-	return x * 0x2545f4914f6cdd1dull;
+	return xorshift64s(&c->rng);
 }
 
 uint32_t pc_below(struct pctx *c, uint32_t n)
@@ -147,7 +142,7 @@ void fn_prologue(struct pctx *c, int load_slice)
 	}
 }
 
-void fn_epilogue(struct pctx *c)
+void fn_leave(struct pctx *c)
 {
 	E2(c, OP_ADD, R(c, G_SP), i_(c->w, c->m64 ? FRAME64 : FRAME32));
 	if (c->m64)
@@ -156,6 +151,11 @@ void fn_epilogue(struct pctx *c)
 	E1(c, OP_POP, R(c, G_SI));
 	E1(c, OP_POP, R(c, G_BX));
 	E1(c, OP_POP, R(c, G_BP));
+}
+
+void fn_epilogue(struct pctx *c)
+{
+	fn_leave(c);
 	E0(c, OP_RET);
 }
 

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "program.h"
+#include "util.h"
 
 /* Offsets in a thread's data slice (rbx). */
 enum {
@@ -80,6 +81,8 @@ struct opnd L(struct pctx *c, uint32_t label);
 
 /* Function frame: push rbp; mov rbp, rsp; push rbx rsi rdi (r12); sub rsp, FRAME. */
 void fn_prologue(struct pctx *c, int load_slice);
+/* The frame undone, the saved registers restored: before a ret or a tail jump. */
+void fn_leave(struct pctx *c);
 void fn_epilogue(struct pctx *c);
 /* Locals of the frame: [rbp - local_off(i)], i in [0, LOCALS). */
 #define LOCALS 8

@@ -78,16 +78,20 @@ struct label {
 struct program {
 	int mode64;
 	struct site *sites;
-	uint32_t nsites, site_cap;
+	uint32_t nsites;
+	size_t site_cap;
 	struct module_img mods[MAX_MODULES];
 	int nmods, cur; /* modules, the one being written */
 	struct label *labels;
-	uint32_t nlabels, label_cap;
+	uint32_t nlabels;
+	size_t label_cap;
 	struct guard *guards;
-	uint32_t nguards, guard_cap;
+	uint32_t nguards;
+	size_t guard_cap;
 	/* data words that hold a label's address, patched by pb_finish */
 	struct reloc { uint32_t data_label, label; uint64_t offset; uint8_t size; } *relocs;
-	uint32_t nrelocs, reloc_cap;
+	uint32_t nrelocs;
+	size_t reloc_cap;
 	/* address -> site, for indirect branches */
 	uint32_t *hash;
 	uint64_t hash_cap;

@@ -24,7 +24,8 @@ struct rp {
 	struct pctx c;
 	const struct prog_params *pp;
 	struct fn *fns;
-	int nfns, cap;
+	int nfns;
+	size_t cap;
 	uint32_t risky[3]; /* read, write, outer: the guarded statement calls outer */
 };
 
@@ -161,14 +162,10 @@ static uint32_t body(struct rp *r, int level, uint32_t room, int depth)
 
 static int add_fn(struct rp *r, uint32_t label, uint32_t cost, int level)
 {
-	if (r->nfns == r->cap) {
-		int cap = r->cap ? 2 * r->cap : 64;
-		struct fn *f = realloc(r->fns, (size_t)cap * sizeof *f);
-		if (f == NULL)
-			return -1;
-		r->fns = f;
-		r->cap = cap;
-	}
+	struct fn *f = grow(r->fns, &r->cap, (size_t)r->nfns, sizeof *f, 64);
+	if (f == NULL)
+		return -1;
+	r->fns = f;
 	r->fns[r->nfns++] = (struct fn){label, cost, level};
 	return 0;
 }
@@ -211,13 +208,7 @@ static int function(struct rp *r, int level)
 		fn_epilogue(c);
 	} else { /* tail jump: the callee returns to our caller */
 		/* the callee finds its arguments where ours were (rcx/rdx, or the stack) */
-		E2(c, OP_ADD, R(c, G_SP), i_(c->w, c->m64 ? 0x90 : 0x30));
-		if (c->m64)
-			E1(c, OP_POP, R(c, G_12));
-		E1(c, OP_POP, R(c, G_DI));
-		E1(c, OP_POP, R(c, G_SI));
-		E1(c, OP_POP, R(c, G_BX));
-		E1(c, OP_POP, R(c, G_BP));
+		fn_leave(c);
 		Ejmp(c, tail->label, 0);
 		cost += tail->cost;
 	}

@@ -209,16 +209,12 @@ static struct site *dyn_site(struct gen *g, uint64_t addr, uint32_t gen)
 		if (g->dyn[i].s.addr == addr)
 			d = &g->dyn[i];
 	if (d == NULL) {
-		if (g->ndyn == g->dyncap) {
-			uint32_t cap = g->dyncap ? 2 * g->dyncap : 32;
-			struct dynsite *n = realloc(g->dyn, cap * sizeof *n);
-			if (n == NULL) {
-				gen_fail(g, "out of memory");
-				return NULL;
-			}
-			g->dyn = n;
-			g->dyncap = cap;
+		struct dynsite *n = grow(g->dyn, &g->dyncap, g->ndyn, sizeof *n, 32);
+		if (n == NULL) {
+			gen_fail(g, "out of memory");
+			return NULL;
 		}
+		g->dyn = n;
 		d = &g->dyn[g->ndyn++];
 		d->gen = gen + 1; /* forces a decode */
 		d->s.addr = addr;

@@ -21,15 +21,11 @@
 static int push_frame(struct gen *g, struct thread *t, const struct site *s,
                       const struct exec_result *r, uint64_t id)
 {
-	if (t->nframes == t->fcap) {
-		uint32_t cap = t->fcap ? 2 * t->fcap : 64;
-		struct frame *f = realloc(t->frames, cap * sizeof *f);
-		if (f == NULL)
-			return gen_fail(g, "out of memory");
-		t->frames = f;
-		t->fcap = cap;
-	}
-	struct frame *f = &t->frames[t->nframes];
+	struct frame *f = grow(t->frames, &t->fcap, t->nframes, sizeof *f, 64);
+	if (f == NULL)
+		return gen_fail(g, "out of memory");
+	t->frames = f;
+	f += t->nframes;
 	memset(f, 0, sizeof *f);
 	f->call_id = id;
 	f->caller = s->addr;
@@ -234,12 +230,7 @@ static int runnable(const struct thread *t, uint64_t now)
 
 static uint32_t sched_below(struct gen *g, uint32_t n)
 {
-	uint64_t x = g->sched_rng;
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	g->sched_rng = x;
-	return (uint32_t)((((x * 0x2545f4914f6cdd1dull) >> 32) * n) >> 32);
+	return (uint32_t)(((xorshift64s(&g->sched_rng) >> 32) * n) >> 32);
 }
 
 /* The current thread for the rest of its quantum, else a random runnable one

@@ -12,6 +12,7 @@
 #include "gen.h"
 #include "machine.h"
 #include "program.h"
+#include "util.h"
 #include "umtrace/umtrace.h"
 #include "xed.h"
 
@@ -38,7 +39,8 @@ struct thread {
 	uint64_t tib, stack_lo, stack_hi, slice;
 	uint32_t site;      /* the site at rip when known, else NO_SITE */
 	struct frame *frames;
-	uint32_t nframes, fcap;
+	uint32_t nframes;
+	size_t fcap;
 	struct {            /* the system call in flight */
 		int which;      /* SYS_* */
 		int64_t id;     /* its syscall row */
@@ -95,12 +97,14 @@ struct gen {
 	uint64_t str_cap, nstrs;
 	/* module rows; the row each program module is mapped as now (-1) */
 	struct modrow *mods;
-	int nmods, mcap;
+	int nmods;
+	size_t mcap;
 	int row_of[MAX_MODULES];
 	struct modrow floating; /* coverage of code outside modules */
 	/* JIT code */
 	struct dynsite *dyn;
-	uint32_t ndyn, dyncap;
+	uint32_t ndyn;
+	size_t dyncap;
 	/* the kernel */
 	uint64_t valloc_next;
 	int64_t next_syscall;
@@ -108,7 +112,8 @@ struct gen {
 	uint32_t used_syscalls; /* bit per SYS_*: for the syscall header */
 	/* pages used, for the address space table */
 	struct { uint64_t first, last; } *ranges;
-	uint64_t nranges, rcap;
+	uint64_t nranges;
+	size_t rcap;
 	/* the run */
 	uint64_t target; /* records to write */
 	uint64_t now;    /* records written */

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "umtrace/umtrace.h"
+#include "util.h"
 #include "xed.h"
 
 int xed_reg(int old, int x15)
@@ -139,7 +140,8 @@ void x86_form(const struct insn *in, const struct enc_info *e, char *buf, size_t
 #define NAME_SIZE 32
 struct names {
 	char (*s)[NAME_SIZE];
-	int n, cap;
+	int n;
+	size_t cap;
 };
 
 enum { K_ICLASS, K_CATEGORY, K_IFORM, K_COUNT };
@@ -154,16 +156,12 @@ static const char *const kind_prefix[K_COUNT] = {"XED_ICLASS_", "XED_CATEGORY_",
 
 static void add_name(struct names *t, const char *s)
 {
-	if (t->n == t->cap) {
-		int cap = t->cap ? 2 * t->cap : 64;
-		char (*p)[NAME_SIZE] = realloc(t->s, (size_t)cap * NAME_SIZE);
-		if (p == NULL) {
-			tables_failed = 1;
-			return;
-		}
-		t->s = p;
-		t->cap = cap;
+	char (*p)[NAME_SIZE] = grow(t->s, &t->cap, (size_t)t->n, NAME_SIZE, 64);
+	if (p == NULL) {
+		tables_failed = 1;
+		return;
 	}
+	t->s = p;
 	size_t len = strlen(s);
 	if (len >= NAME_SIZE) { /* no XED name is that long: a generator bug */
 		tables_failed = 1;
