@@ -48,10 +48,8 @@ uint8_t gen_mode_flag(const struct gen *g)
 	return g->mode64 ? UMT_EXEC_F_64BIT : 0;
 }
 
-int gen_record(struct gen *g, struct thread *t, umt_exec_desc *d, int sample)
+int gen_record(struct gen *g, const umt_exec_desc *d)
 {
-	(void)sample;
-	(void)t;
 	if (pipe_exec(g->pipe, d) < 0)
 		return gen_fail(g, "the writer stopped");
 	g->now++;

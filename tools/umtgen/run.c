@@ -203,10 +203,7 @@ static int step_begin(struct gen *g, struct thread *t, uint8_t flags)
 
 static int step(struct gen *g, struct thread *t, uint8_t flags, int force_sample)
 {
-	if (g->truth)
-		sample(g, t, force_sample || t->state == TS_NEW);
-	else
-		t->sampled = t->sample_next = 0;
+	sample(g, t, force_sample || t->state == TS_NEW);
 	switch (t->state) {
 	case TS_NEW: return step_begin(g, t, flags);
 	case TS_ENTRY: return kernel_entry(g, t, flags);
@@ -285,7 +282,7 @@ static int end_thread(struct gen *g, struct thread *t, uint8_t type)
 	if (stop_thread(g, t) < 0)
 		return -1;
 	umt_exec_desc d = {.type = type, .flags = gen_mode_flag(g), .thread_id = t->id};
-	return gen_record(g, t, &d, 0);
+	return gen_record(g, &d);
 }
 
 static int finish_threads(struct gen *g)

@@ -136,7 +136,7 @@ static inline uint64_t gen_now(const struct gen *g)
 {
 	return g->now;
 }
-int gen_record(struct gen *g, struct thread *t, umt_exec_desc *d, int sample);
+int gen_record(struct gen *g, const umt_exec_desc *d);
 /* A context record of @p t (its registers as the dump, @p n memory blocks). */
 int gen_context(struct gen *g, struct thread *t, uint8_t type, int64_t sys_id,
                 const umt_mem_ref *mem, uint32_t n, uint8_t flags);
