@@ -34,7 +34,7 @@ enum { PERM_R = 1, PERM_W = 2, PERM_X = 4 };
 struct page {
 	uint8_t data[PAGE_SIZE];
 	uint64_t number; /* address >> 12 */
-	uint32_t gen;    /* bumped when code on it may have changed */
+	uint32_t gen;    /* bumped when its permission or, executable, its bytes change */
 	uint8_t perm;
 };
 
@@ -51,7 +51,6 @@ struct mem {
 	struct page *tlb[64];
 	struct region *regions; /* sorted, disjoint */
 	uint64_t nregions, rcap;
-	uint64_t code_gen; /* changes whenever a mapping or an executable page does */
 };
 
 void mem_init(struct mem *m);

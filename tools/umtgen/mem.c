@@ -38,7 +38,7 @@ static struct page *find(const struct mem *m, uint64_t number)
 	}
 }
 
-static int grow(struct mem *m)
+static int grow_slots(struct mem *m)
 {
 	uint64_t cap = m->cap ? 2 * m->cap : 1024;
 	struct page **slots = calloc(cap, sizeof *slots);
@@ -63,7 +63,7 @@ static int grow(struct mem *m)
 
 static struct page *insert(struct mem *m, uint64_t number, uint8_t perm)
 {
-	if ((m->count + 1) * 2 > m->cap && grow(m) < 0)
+	if ((m->count + 1) * 2 > m->cap && grow_slots(m) < 0)
 		return NULL;
 	struct page *p = calloc(1, sizeof *p);
 	if (p == NULL)
@@ -154,7 +154,6 @@ static void each_page(struct mem *m, uint64_t first, uint64_t last, void (*fn)(s
 
 static void set_perm(struct page *p, uint8_t perm)
 {
-	/* the caller bumps the memory's code generation */
 	p->perm = perm;
 	p->gen++;
 }
@@ -173,7 +172,6 @@ int mem_map(struct mem *m, uint64_t addr, uint64_t size, uint8_t perm)
 	if (set_region(m, first, last, perm) < 0)
 		return -1;
 	each_page(m, first, last, set_perm, perm); /* pages already there keep their bytes */
-	m->code_gen++;
 	return 0;
 }
 
@@ -184,7 +182,6 @@ void mem_unmap(struct mem *m, uint64_t addr, uint64_t size)
 	uint64_t first = addr >> 12, last = (addr + size - 1) >> 12;
 	if (set_region(m, first, last, 0) == 0)
 		each_page(m, first, last, clear_page, 0);
-	m->code_gen++;
 }
 
 int mem_ok(struct mem *m, uint64_t addr, uint64_t size, uint8_t perm)
@@ -229,10 +226,8 @@ void mem_put(struct mem *m, uint64_t addr, const void *buf, uint64_t size)
 		struct page *p = mem_page(m, addr);
 		if (p != NULL && p->perm != 0) {
 			memcpy(p->data + off, in, k);
-			if (p->perm & PERM_X) {
+			if (p->perm & PERM_X)
 				p->gen++;
-				m->code_gen++;
-			}
 		}
 		in += k;
 		addr += k;

@@ -13,6 +13,8 @@
 
 #include "x86.h"
 
+struct page;
+
 #define NO_SITE UINT32_MAX
 #define MAX_MODULES 8
 
@@ -27,12 +29,13 @@ struct site {
 	int8_t module;   /* module index, -1 for code built at run time (JIT) */
 	uint8_t sym;     /* bit i: operand i's val is a label (resolved by pb_finish) */
 	uint32_t guard;  /* a call inside a guarded region: index + 1 into guards, else 0 */
-	/* run time: the instruction row of this code (per generation of its page) */
+	/* run time: the instruction row of this code, valid while the generation
+	 * of its page (the page of its first byte) is row_gen */
 	int64_t row;
 	uint32_t row_gen;
 	uint32_t dec;    /* index of its decoded instruction (decoded.c) */
 	int32_t covered; /* module row + 2 whose coverage holds this site, else 0 */
-	uint64_t checked; /* the memory's code generation its row was last checked at */
+	const struct page *page;
 };
 
 /* A module image: code from base + 0x1000, then data, page-aligned. */

@@ -235,7 +235,7 @@ int rows_resolve(struct gen *g, struct thread *t, uint64_t rip, struct site **si
 	if (i == NO_SITE || p->sites[i].addr != rip)
 		i = prog_site_at(p, rip);
 	struct site *s = i != NO_SITE ? &p->sites[i] : NULL;
-	if (s && s->row >= 0 && s->checked == g->mem.code_gen) { /* no code changed since */
+	if (s && s->row >= 0 && s->page->gen == s->row_gen) { /* its page did not change */
 		t->site = i;
 		*site = s;
 		*dec = &g->decs[s->dec - 1];
@@ -249,7 +249,7 @@ int rows_resolve(struct gen *g, struct thread *t, uint64_t rip, struct site **si
 		return -1;
 	if ((s->row < 0 || s->row_gen != pg->gen) && new_row(g, s, pg->gen) < 0)
 		return -1;
-	s->checked = g->mem.code_gen;
+	s->page = pg;
 	t->site = i;
 	*site = s;
 	*dec = &g->decs[s->dec - 1];

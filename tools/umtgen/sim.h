@@ -173,15 +173,15 @@ int rows_resolve(struct gen *g, struct thread *t, uint64_t rip, struct site **si
                  const struct decoded **dec);
 void rows_free(struct gen *g);
 
-/* rows_resolve() when the thread's known site is at @p rip and no code
- * changed since its row was checked: 1, else 0. */
+/* rows_resolve() when the thread's known site is at @p rip and its page
+ * changed neither code nor permission since its row: 1, else 0. */
 static inline int rows_known(struct gen *g, const struct thread *t, uint64_t rip,
                              struct site **site, const struct decoded **dec)
 {
 	if (t->site == NO_SITE)
 		return 0;
 	struct site *s = &g->prog.sites[t->site];
-	if (s->addr != rip || s->row < 0 || s->checked != g->mem.code_gen)
+	if (s->addr != rip || s->row < 0 || s->page->gen != s->row_gen)
 		return 0;
 	*site = s;
 	*dec = &g->decs[s->dec - 1];
