@@ -17,6 +17,8 @@
 /* a data label's address is its offset in the module's data, known at the end */
 #define DATA_LABEL 0x8000000000000000ull
 
+static void fail(struct program *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 static void fail(struct program *p, const char *fmt, ...)
 {
 	if (p->failed)
