@@ -3,7 +3,7 @@
  * ratio against a limit or a peer measured in the same run.
  *
  *   ixbench --trace DIR [--tmp DIR] [--runs N] [--queries N] [--memory MiB]
- *           [--only build,rss,size,query,cold,sqlite] [--smoke]
+ *           [--only build,rss,size,query,cold,sqlite] [--index DIR] [--smoke]
  *
  *   build  the index on 1 and 2 threads against a scan that only extracts
  *          the same postings (no sort, no write) on as many threads
@@ -20,7 +20,8 @@
  *   sqlite the same accesses in an SQLite table indexed on (address, record):
  *          load time, size, and the last-write query (needs SQLite)
  *
- * The index is built into --tmp (default $TMPDIR or /tmp). Not a test:
+ * The index is built into --tmp (default $TMPDIR or /tmp), or with --index
+ * DIR an index built before is queried (build and rss still build). Not a test:
  * nothing here asserts a time. docs/performance.md has the figures.
  */
 #define _GNU_SOURCE
@@ -44,7 +45,7 @@
 #include "../src/index/ixint.h"
 
 static struct {
-	const char *trace, *tmp, *only, *build_only;
+	const char *trace, *tmp, *only, *build_only, *index;
 	unsigned build_threads;
 	int runs;
 	unsigned queries;
@@ -502,7 +503,7 @@ static void bench_sqlite(umt_trace *t, umt_index *ix, struct probe *p, size_t n)
 static void usage(void)
 {
 	fprintf(stderr, "usage: ixbench --trace DIR [--tmp DIR] [--runs N] [--queries N] "
-	                "[--memory MiB] [--only build,rss,size,query,cold,sqlite] [--smoke]\n");
+	                "[--memory MiB] [--only build,rss,size,query,cold,sqlite] [--index DIR] [--smoke]\n");
 	exit(2);
 }
 
@@ -528,6 +529,8 @@ static void parse(int argc, char **argv)
 			cfg.queries = (unsigned)strtoul(v, NULL, 10);
 		else if (!strcmp(a, "--memory"))
 			cfg.memory = strtoull(v, NULL, 10) << 20;
+		else if (!strcmp(a, "--index"))
+			cfg.index = v;
 		else if (!strcmp(a, "--build-only"))
 			cfg.build_only = v;
 		else if (!strcmp(a, "--threads"))
@@ -561,7 +564,10 @@ int main(int argc, char **argv)
 	if (wanted("rss"))
 		bench_rss(dir);
 	umt_index_build_stats s;
-	build(t, dir, 2, &s);
+	if (cfg.index) /* a prebuilt index: only the queries */
+		snprintf(dir, sizeof dir, "%s", cfg.index);
+	else
+		build(t, dir, 2, &s);
 	umt_index *ix;
 	if (umt_index_open(t, dir, &ix) < 0)
 		die("open the index");
@@ -580,6 +586,8 @@ int main(int argc, char **argv)
 	umt_index_close(ix);
 	umt_trace_close(t);
 	free(p);
+	if (cfg.index)
+		return 0;
 	char cmd[4200];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	return system(cmd) == 0 ? 0 : 1;

@@ -164,6 +164,11 @@ static int keep(struct scan_buf *s)
 	if (s->nends == 0)
 		return 0;
 	struct ix_build *b = s->b;
+	/* the buffer was touched to its capacity by earlier fills: give back the
+	 * tail the runs do not use, so that the resident set is what the runs hold */
+	struct ix_entry *kept = realloc(s->buf, s->n * sizeof *s->buf);
+	if (kept != NULL)
+		s->buf = kept;
 	pthread_mutex_lock(&b->mu);
 	unsigned block = b->nblocks++; /* at most one per worker */
 	b->blocks[block] = s->buf;
