@@ -76,12 +76,12 @@ static int spill(struct scan_buf *s)
 	int rc = 0;
 	for (size_t c = 0, from = 0; rc == 0 && c < s->nends; from = s->ends[c++]) {
 		int fd;
-		uint64_t n = s->ends[c] - from;
+		struct ix_run run;
 		rc = umt__ixb_scratch(s->b, "mem.run", &fd);
 		if (rc == 0)
-			rc = umt__ix_run_write(fd, s->buf + from, n);
-		if (rc == 0)
-			rc = umt__ixb_add_run(s->b, (struct ix_run){NULL, fd, n, 0});
+			rc = umt__ix_run_write(fd, s->buf + from, s->ends[c] - from, &run);
+		if (rc == 0 && (rc = umt__ixb_add_run(s->b, run)) < 0)
+			umt__ix_run_free(&run);
 	}
 	s->n = s->sorted = s->nends = 0;
 	return rc;
@@ -177,7 +177,7 @@ static int keep(struct scan_buf *s)
 	int rc = 0;
 	for (size_t c = 0, from = 0; rc == 0 && c < s->nends; from = s->ends[c++])
 		rc = umt__ixb_add_run(b, (struct ix_run){b->blocks[block] + from, -1,
-		                                         s->ends[c] - from, block});
+		                                         s->ends[c] - from, block, NULL, 0});
 	return rc;
 }
 
@@ -223,15 +223,16 @@ static int spill_blocks(struct ix_build *b)
 			struct ix_run *r = &b->runs[i];
 			if (r->mem == NULL || r->block != k)
 				continue;
+			struct ix_run run;
 			int fd, rc = umt__ixb_scratch(b, "mem.run", &fd);
 			if (rc == 0)
-				rc = umt__ix_run_write(fd, r->mem, r->count);
+				rc = umt__ix_run_write(fd, r->mem, r->count, &run);
 			if (rc < 0)
 				return rc;
 			b->mem_run_bytes -= r->count * sizeof(struct ix_entry);
 			b->disk_runs++;
-			b->temp_bytes += r->count * sizeof(struct ix_entry);
-			*r = (struct ix_run){NULL, fd, r->count, 0};
+			b->temp_bytes += run.bytes;
+			*r = run;
 		}
 		free(b->blocks[k]);
 		b->blocks[k] = NULL;
@@ -320,6 +321,8 @@ static void release(struct ix_build *b)
 	}
 	for (unsigned k = 0; k < b->nblocks; k++)
 		free(b->blocks[k]);
+	for (size_t i = 0; i < b->nruns; i++)
+		umt__ix_run_free(&b->runs[i]);
 	free(b->runs);
 	free(b->bounds);
 	free(b->parts);
