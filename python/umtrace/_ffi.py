@@ -1,0 +1,2 @@
+"""The compiled extension: cffi's ffi and lib (the C library and the helpers)."""
+from ._umtrace import ffi, lib  # noqa: F401

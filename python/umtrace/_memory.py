@@ -1,0 +1,75 @@
+"""The memory query family of the index (index.h sections 4 and 5): who
+touched an address range, and memory as it was at a record. Bound as
+methods of ``Index``."""
+import numpy as np
+
+from ._columns import _check_kinds, fill_rows
+from ._errors import InvalidError, check
+from ._ffi import ffi, lib
+from ._table import Table
+
+
+def history(self, addr, length=1, frm=0, to=None, kinds=None, thread=None, reverse=False,
+            limit=0):
+    """Every memory access overlapping [@addr, @addr + @length), from the index.
+
+    Accesses are whole (not clipped to the range), in record order, reads
+    before writes within a record, then by address; newest first with
+    @reverse. @frm: first record (included); @to: last record (excluded;
+    None: to the end); @kinds: ``Access`` bits (default READ | WRITE |
+    CONTEXT: the program's accesses and context blocks, not peeks);
+    @thread: only this thread-table row; @limit: at most this many (0: all).
+    "Who last wrote A before N" is ``history(A, to=N, kinds=Access.WRITE,
+    reverse=True, limit=1)``.
+
+    Returns a ``Table`` (structured array; ``to_pandas()``) with the fields
+    id (record), address, size, data_offset (of the value bytes in
+    exec.vtable: ``trace.value(row)`` gives them), thread, locator (LC slot
+    or context block), reg_name, kind (``Access``), phase (0 before, 1
+    after execution), trust (``Trust`` bits: a write without VALUE may or
+    may not have happened), addr_width.
+    Raises ``InvalidError`` (length 0, a range that wraps, bad kinds) and
+    the index's and trace's errors (``CorruptError``, ``BoundsError``...).
+    """
+    q = ffi.new("umt_history_query *")
+    lib.umt_history_query_init(q, addr, length)
+    q.__setattr__("from", frm)
+    if to is not None:
+        q.to = to
+    if kinds is not None:
+        q.kinds = _check_kinds(kinds)
+    if thread is not None:
+        q.thread = thread
+    q.reverse = int(bool(reverse))
+    q.limit = limit
+    h = ffi.new("umt_history **")
+    check(lib.umt_history_open(self._ptr(), q, h))
+    h = ffi.gc(h[0], lib.umt_history_close)
+    base = lib.umtpy_records_base(self._core.t)
+    first = min(limit, 1 << 16) if limit else 64
+    return Table(fill_rows(lambda rows, cap: lib.umtpy_history_fill(h, base, rows, cap),
+                           first=first))
+
+
+def mem(self, at, addr, n):
+    """The @n bytes at @addr as they were just before record @at executed
+    (index.h section 1: each byte from its latest observation at or before
+    the record).
+
+    Returns (data, known, sources): data (bytes; 0 where unknown), known (a
+    numpy bool array: the byte is known) and sources (a numpy uint64 array:
+    the record that gave each byte, or made it unknown; ``NO_RECORD`` when
+    no record observed it). Raises ``InvalidError`` (n 0, a range that
+    wraps), ``RangeError`` (@at beyond the last record), index and trace
+    errors.
+    """
+    if n <= 0:
+        raise InvalidError(f"mem: length {n}: at least 1 byte")
+    data = np.empty(n, np.uint8)
+    known = np.empty(n, np.bool_)
+    sources = np.empty(n, np.uint64)
+    check(lib.umt_mem_at(self._ptr(), at, addr, n,
+                         ffi.from_buffer("uint8_t[]", data, require_writable=True),
+                         ffi.from_buffer("uint8_t[]", known, require_writable=True),
+                         ffi.from_buffer("uint64_t[]", sources, require_writable=True)))
+    return data.tobytes(), known, sources
