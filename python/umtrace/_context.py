@@ -44,10 +44,12 @@ class Context:
 
     @property
     def record_id(self):
+        """The record the context belongs to."""
         return self._c.record_id
 
     @property
     def is_64bit(self):
+        """The record's 64-bit flag: the 64-bit register map applies."""
         return bool(self._c.is_64bit)
 
     @property

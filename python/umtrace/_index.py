@@ -55,6 +55,7 @@ class Index:
 
     @property
     def closed(self):
+        """Whether close() was called."""
         return self._handle is None
 
     def __enter__(self):

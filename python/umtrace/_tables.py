@@ -99,14 +99,17 @@ class Syscall:
 
     @property
     def id(self):
+        """The syscall record's ID."""
         return self._s.id
 
     @property
     def fields(self):
+        """The syscallRec fields (a read-only numpy record over the mapping)."""
         return self._core.view(self._s.rec, _dtypes.SYSCALL_REC, 1)[0]
 
     @property
     def convention(self):
+        """The calling convention (a ``Convention`` when defined)."""
         c = self._s.rec.Convention
         return Convention(c) if c in Convention._value2member_map_ else c
 

@@ -88,6 +88,7 @@ class Trace:
 
     @property
     def closed(self):
+        """Whether close() was called."""
         return self._core_ is None
 
     def __enter__(self):
