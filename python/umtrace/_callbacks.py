@@ -2,6 +2,7 @@
 builds and checks, problems found by verify. Each C call gets a handle to a
 ``Listener``; an exception raised by the user's function is kept and raised
 again when the C call returns (C cannot unwind through it)."""
+from ._constants import Phase
 from ._ffi import ffi, lib
 
 
@@ -31,7 +32,7 @@ class Listener:
 @ffi.def_extern()
 def umtpy_on_index_progress(phase, done, total, ctx):
     listener = ffi.from_handle(ctx)
-    listener.call(listener.progress, phase, done, total)
+    listener.call(listener.progress, Phase(phase), done, total)
 
 
 @ffi.def_extern()

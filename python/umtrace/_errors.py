@@ -17,6 +17,7 @@ Misuse derives from the matching builtin too: ``InvalidError`` is a
 ``LookupError``, so that ``trace[10**12]`` raises what ``list`` would.
 """
 import enum
+import operator
 
 from ._ffi import ffi, lib
 
@@ -161,6 +162,22 @@ def error(code, message=None):
         if not message:
             message = ffi.string(lib.umt_strerror(code)).decode()
     return _BY_CODE.get(code, Error)(message, code)
+
+
+def id_arg(value, what):
+    """@value as an ID or index for C (RangeError when negative or too large)."""
+    v = operator.index(value)
+    if not 0 <= v < 1 << 64:
+        raise RangeError(f"{what} {v} is out of range")
+    return v
+
+
+def u64_arg(value, what):
+    """@value as an unsigned 64-bit quantity (an address, a size) for C."""
+    v = operator.index(value)
+    if not 0 <= v < 1 << 64:
+        raise InvalidError(f"{what} {v:#x} is not an unsigned 64-bit value")
+    return v
 
 
 def check(rc):

@@ -1,10 +1,12 @@
 """The memory query family of the index (index.h sections 4 and 5): who
 touched an address range, and memory as it was at a record. Bound as
 methods of ``Index``."""
+import operator
+
 import numpy as np
 
 from ._columns import _check_kinds, fill_rows
-from ._errors import InvalidError, check
+from ._errors import InvalidError, check, id_arg, u64_arg
 from ._ffi import ffi, lib
 from ._table import Table
 
@@ -32,16 +34,16 @@ def history(self, addr, length=1, frm=0, to=None, kinds=None, thread=None, rever
     the index's and trace's errors (``CorruptError``, ``BoundsError``...).
     """
     q = ffi.new("umt_history_query *")
-    lib.umt_history_query_init(q, addr, length)
-    q.__setattr__("from", frm)
+    lib.umt_history_query_init(q, u64_arg(addr, "address"), u64_arg(length, "length"))
+    setattr(q, "from", id_arg(frm, "record"))  # a Python keyword
     if to is not None:
-        q.to = to
+        q.to = id_arg(to, "record")
     if kinds is not None:
         q.kinds = _check_kinds(kinds)
     if thread is not None:
-        q.thread = thread
+        q.thread = id_arg(thread, "thread")
     q.reverse = int(bool(reverse))
-    q.limit = limit
+    q.limit = id_arg(limit, "limit")
     h = ffi.new("umt_history **")
     check(lib.umt_history_open(self._ptr(), q, h))
     h = ffi.gc(h[0], lib.umt_history_close)
@@ -63,6 +65,7 @@ def mem(self, at, addr, n):
     wraps), ``RangeError`` (@at beyond the last record), index and trace
     errors.
     """
+    at, addr, n = id_arg(at, "record"), u64_arg(addr, "address"), operator.index(n)
     if n <= 0:
         raise InvalidError(f"mem: length {n}: at least 1 byte")
     data = np.empty(n, np.uint8)

@@ -116,8 +116,11 @@ class Record:
     @property
     def instruction(self):
         """The instruction row (``Instruction``) an instruction record executed."""
-        from ._instruction import Instruction
-        return Instruction(self._core, self.ins_id)
+        from ._instruction import Instruction, bind
+        ins = self.ins_id
+        if not 0 <= ins < self._core.info["ins_count"]:
+            bind(self._core, self._c())  # raises the library's error naming this record
+        return Instruction(self._core, ins)
 
     @property
     def operands(self):

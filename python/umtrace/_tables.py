@@ -155,7 +155,7 @@ def module_name(core, mid, device=False):
 def find_module(core, address, eid):
     """The module holding @address at record @eid (umt_module_find()), or None."""
     out = ffi.new("uint64_t *")
-    rc = lib.umt_module_find(core.t, address & 0xffffffffffffffff, eid, out)
+    rc = lib.umt_module_find(core.t, address, eid, out)
     if rc == Status.NOT_FOUND:
         return None
     check(rc)

@@ -1,4 +1,5 @@
 """Opening a trace: the ``Trace`` object and ``open()``."""
+import operator
 import os
 
 import numpy as np
@@ -6,7 +7,7 @@ import numpy as np
 from . import _columns, _index, _tables, _verify
 from ._constants import Access, Check, File
 from ._core import Core, cstr
-from ._errors import ClosedError, InvalidError, check
+from ._errors import ClosedError, InvalidError, check, id_arg, u64_arg
 from ._ffi import ffi, lib
 from ._handle import Handle
 from ._meta import Metadata
@@ -172,12 +173,10 @@ class Trace:
         trace[a:b] a list of records (step allowed)."""
         if isinstance(key, slice):
             return [Record.get(self._core, i) for i in range(*key.indices(len(self)))]
-        i = int(key)
+        i = operator.index(key)
         if i < 0:
             i += len(self)
-        if i < 0:
-            raise IndexError(f"record {key} is out of range ({len(self)} records)")
-        return Record.get(self._core, i)
+        return Record.get(self._core, id_arg(i, "record"))
 
     def __iter__(self):
         return self.records()
@@ -193,12 +192,12 @@ class Trace:
 
     def thread(self, thread):
         """The records of thread-table row @thread along its chain (a ``Chain``)."""
-        return _columns.Chain(self._core, thread=thread)
+        return _columns.Chain(self._core, thread=id_arg(thread, "thread"))
 
     def chain(self, record_id, backward=False):
         """The chain of record @record_id's thread from that record on,
         forward or @backward (a ``Chain``)."""
-        return _columns.Chain(self._core, start=record_id, backward=backward)
+        return _columns.Chain(self._core, start=id_arg(record_id, "record"), backward=backward)
 
     def columns(self, start=0, stop=None, fields=None, skip_bad=False):
         """Fields of the records [@start, @stop) as numpy arrays, filled in C
@@ -224,6 +223,7 @@ class Trace:
     def split(self, n):
         """@n + 1 bounds cutting the records into @n ranges of about equal
         bytes (umt_exec_split()), for threads or processes."""
+        n = id_arg(n, "ranges")
         bounds = np.empty(n + 1, np.uint64)
         check(lib.umt_exec_split(self._core.t, n,
                                  ffi.from_buffer("uint64_t[]", bounds, require_writable=True)))
@@ -232,7 +232,8 @@ class Trace:
     def advise(self, start, stop, advice):
         """Tells the kernel how records [@start, @stop) will be read:
         "normal", "sequential", "random", "willneed", "dontneed"."""
-        check(lib.umt_exec_advise(self._core.t, start, stop, _ADVICE[advice]))
+        check(lib.umt_exec_advise(self._core.t, id_arg(start, "record"), id_arg(stop, "record"),
+                                   _ADVICE[advice]))
 
     # ---- tables: zero-copy views ---------------------------------------------
     @property
@@ -281,23 +282,24 @@ class Trace:
     def ins(self, ins_id):
         """Instruction row @ins_id (``Instruction``: disassembly, code, decoded)."""
         from ._instruction import Instruction
-        return Instruction(self._core, ins_id)
+        return Instruction(self._core, id_arg(ins_id, "instruction"))
 
     def syscall(self, syscall_id):
         """Syscall record @syscall_id (``Syscall``: fields, args, extras)."""
-        return _tables.Syscall.get(self._core, syscall_id)
+        return _tables.Syscall.get(self._core, id_arg(syscall_id, "syscall record"))
 
     def module_name(self, module_id, device=False):
         """The Windows (or @device) name of module @module_id, as UTF-8."""
-        return _tables.module_name(self._core, module_id, device)
+        return _tables.module_name(self._core, id_arg(module_id, "module"), device)
 
     def find_module(self, address, record_id):
         """The module holding @address at record @record_id, or None."""
-        return _tables.find_module(self._core, address, record_id)
+        return _tables.find_module(self._core, u64_arg(address, "address"),
+                                   id_arg(record_id, "record"))
 
     def find_address_range(self, address):
         """The row of the used address range holding @address, or None."""
-        return _tables.find_address_range(self._core, address)
+        return _tables.find_address_range(self._core, u64_arg(address, "address"))
 
     # ---- checks and the index -------------------------------------------------
     def verify(self, checks=Check.ALL, max_problems=1000, progress=None, on_problem=None):
