@@ -29,11 +29,17 @@ int64_t umtpy_access_scan_next(umtpy_access_scan *s, umtpy_access_row *rows, uin
                                uint64_t *failed);
 int64_t umtpy_history_fill(umt_history *h, const uint8_t *records, umtpy_access_row *rows,
                            uint64_t cap);
+int64_t umtpy_history_first(const umt_index *ix, uint64_t address, uint64_t length,
+                            uint64_t from, uint64_t to, unsigned kinds, int64_t thread,
+                            int reverse, uint64_t limit, const uint8_t *records,
+                            umtpy_access_row *rows, uint64_t cap, umt_history **more);
 const uint8_t *umtpy_records_base(const umt_trace *t);
 unsigned umtpy_open_salvage_flag(void);
 uint64_t umtpy_ref_block_scan(const umt_trace *t, uint64_t begin, uint64_t end);
-int64_t umtpy_ref_history(const umt_index *ix, const uint64_t *addresses, uint64_t n,
-                          uint64_t length, uint64_t limit);
+int64_t umtpy_ref_history(const umt_index *ix, const uint64_t *addresses, const uint64_t *to,
+                          uint64_t n, uint64_t length, unsigned kinds, int reverse, uint64_t limit);
+int umtpy_ref_mem(const umt_index *ix, const uint64_t *at, const uint64_t *addresses,
+                  uint64_t n, uint64_t length, uint8_t *data, uint8_t *known, uint64_t *sources);
 int umtpy_test_rendezvous(int *arrived, int parties, int timeout_ms);
 
 /* callbacks into Python (cffi "extern Python": they take the GIL) */

@@ -33,7 +33,12 @@ void umtpy_ins_cache_fill(const umt_trace *t, uint64_t count, uint64_t *address,
 	}
 }
 
-/* The columns of one record: @p p its bytes (at least its type's minimum size). */
+/*
+ * The columns of one record: @p p its bytes (at least its type's minimum
+ * size). Callers pass copies of the column and cache structs held in local
+ * variables: a byte store (type, flags) may alias anything, and through a
+ * caller's struct the compiler would reload every column pointer after it.
+ */
 static inline void put_row(const umtpy_cols *out, uint64_t row, uint64_t id, const uint8_t *p,
                            uint64_t offset, uint64_t size, const umtpy_ins_cache *cache)
 {
@@ -85,23 +90,14 @@ static inline void put_row(const umtpy_cols *out, uint64_t row, uint64_t id, con
 		out->module[row] = hit ? cache->module[k] : -1;
 }
 
-/* The row of a bad record: no type, no thread, nothing else. */
-static void put_bad(const umtpy_cols *out, uint64_t row, uint64_t id)
+/* The row of a bad record: no type, no thread, nothing else (by value: see put_row()). */
+static void put_bad(umtpy_cols out, uint64_t row, uint64_t id)
 {
 	static const uint8_t none[UMT_EXEC_MIN_HDR] = {0xff, 0xff, 0xff, 0xff, 0xff, 0};
-	put_row(out, row, id, none, 0, 0, NULL);
-	if (out->ok)
-		out->ok[row] = 0;
-	if (out->address)
-		out->address[row] = 0;
-	if (out->mnemonic)
-		out->mnemonic[row] = -1;
-	if (out->category)
-		out->category[row] = -1;
-	if (out->form)
-		out->form[row] = -1;
-	if (out->module)
-		out->module[row] = -1;
+	static const umtpy_ins_cache no_rows = {0, NULL, NULL, NULL, NULL, NULL};
+	put_row(&out, row, id, none, 0, 0, &no_rows);
+	if (out.ok)
+		out.ok[row] = 0;
 }
 
 int64_t umtpy_columns(const umt_trace *t, uint64_t begin, uint64_t end,
@@ -110,6 +106,8 @@ int64_t umtpy_columns(const umt_trace *t, uint64_t begin, uint64_t end,
 {
 	umt_exec_iter it;
 	umt_exec_block b;
+	const umtpy_cols cols = *out; /* locals, see put_row() */
+	const umtpy_ins_cache rows = cache ? *cache : (umtpy_ins_cache){0, NULL, NULL, NULL, NULL, NULL};
 	int rc = umt_exec_iter_init(&it, t, begin, end);
 	if (rc < 0)
 		return rc;
@@ -121,15 +119,15 @@ int64_t umtpy_columns(const umt_trace *t, uint64_t begin, uint64_t end,
 				*failed = bad;
 				return rc;
 			}
-			put_bad(out, bad - begin, bad);
+			put_bad(cols, bad - begin, bad);
 			continue;
 		}
 		uint64_t row = b.first - begin;
 		for (uint32_t i = 0; i < (uint32_t)rc; i++) {
 			uint64_t off;
 			memcpy(&off, b.offsets + (uint64_t)i * 8, sizeof off);
-			put_row(out, row + i, b.first + i, b.records + off, off, umt_block_size(&b, i),
-			        cache);
+			put_row(&cols, row + i, b.first + i, b.records + off, off, umt_block_size(&b, i),
+			        cache ? &rows : NULL);
 		}
 	}
 	return (int64_t)(end - begin);
@@ -140,6 +138,8 @@ int64_t umtpy_chain_fill(umt_thread_iter *it, const umtpy_ins_cache *cache,
 {
 	umt_rec r;
 	uint64_t n = 0;
+	const umtpy_cols cols = *out; /* locals, see put_row() */
+	const umtpy_ins_cache rows = cache ? *cache : (umtpy_ins_cache){0, NULL, NULL, NULL, NULL, NULL};
 	*status = 0;
 	while (n < cap) {
 		int rc = umt_thread_iter_next(it, &r);
@@ -147,7 +147,7 @@ int64_t umtpy_chain_fill(umt_thread_iter *it, const umtpy_ins_cache *cache,
 			*status = rc;
 		if (rc <= 0)
 			break;
-		put_row(out, n++, r.id, r.data, r.offset, r.size, cache);
+		put_row(&cols, n++, r.id, r.data, r.offset, r.size, cache ? &rows : NULL);
 	}
 	return (int64_t)n;
 }

@@ -23,8 +23,8 @@ uint64_t umtpy_ref_block_scan(const umt_trace *t, uint64_t begin, uint64_t end)
 	return acc;
 }
 
-int64_t umtpy_ref_history(const umt_index *ix, const uint64_t *addresses, uint64_t n,
-                          uint64_t length, uint64_t limit)
+int64_t umtpy_ref_history(const umt_index *ix, const uint64_t *addresses, const uint64_t *to,
+                          uint64_t n, uint64_t length, unsigned kinds, int reverse, uint64_t limit)
 {
 	int64_t total = 0;
 	for (uint64_t i = 0; i < n; i++) {
@@ -32,6 +32,9 @@ int64_t umtpy_ref_history(const umt_index *ix, const uint64_t *addresses, uint64
 		umt_history *h;
 		umt_access a;
 		umt_history_query_init(&q, addresses[i], length);
+		q.to = to[i];
+		q.kinds = kinds;
+		q.reverse = reverse;
 		q.limit = limit;
 		int rc = umt_history_open(ix, &q, &h);
 		if (rc < 0)
@@ -43,4 +46,15 @@ int64_t umtpy_ref_history(const umt_index *ix, const uint64_t *addresses, uint64
 			return rc;
 	}
 	return total;
+}
+
+int umtpy_ref_mem(const umt_index *ix, const uint64_t *at, const uint64_t *addresses,
+                  uint64_t n, uint64_t length, uint8_t *data, uint8_t *known, uint64_t *sources)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		int rc = umt_mem_at(ix, at[i], addresses[i], length, data, known, sources);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
 }

@@ -138,6 +138,19 @@ int64_t umtpy_access_scan_next(umtpy_access_scan *s, umtpy_access_row *rows, uin
 int64_t umtpy_history_fill(umt_history *h, const uint8_t *records, umtpy_access_row *rows,
                            uint64_t cap);
 
+/**
+ * Opens the history of the query (as umt_history_query's fields say) and
+ * fills up to @p cap rows. When more may follow, *more receives the open
+ * history (continue with umtpy_history_fill(), then umt_history_close());
+ * else *more is NULL and nothing is left open.
+ * @return rows filled; a negative error of umt_history_open() or
+ *   umt_history_next().
+ */
+int64_t umtpy_history_first(const umt_index *ix, uint64_t address, uint64_t length,
+                            uint64_t from, uint64_t to, unsigned kinds, int64_t thread,
+                            int reverse, uint64_t limit, const uint8_t *records,
+                            umtpy_access_row *rows, uint64_t cap, umt_history **more);
+
 /* ---- support (support.c) ------------------------------------------------ */
 
 /** The first byte of exec.vtable in the mapping (offsets are from here). */
@@ -152,12 +165,22 @@ unsigned umtpy_open_salvage_flag(void);
 uint64_t umtpy_ref_block_scan(const umt_trace *t, uint64_t begin, uint64_t end);
 
 /**
- * The loop Python's history() runs, in C: for each of the @p n addresses,
- * every access of [address, address + length) up to @p limit (0: all).
+ * The loop Python's history() runs, in C: for each i < @p n, the accesses
+ * of [addresses[i], addresses[i] + length) before record to[i], of @p kinds,
+ * newest first when @p reverse, at most @p limit (0: all).
  * @return the accesses found in all; a negative error.
  */
-int64_t umtpy_ref_history(const umt_index *ix, const uint64_t *addresses, uint64_t n,
-                          uint64_t length, uint64_t limit);
+int64_t umtpy_ref_history(const umt_index *ix, const uint64_t *addresses, const uint64_t *to,
+                          uint64_t n, uint64_t length, unsigned kinds, int reverse, uint64_t limit);
+
+/**
+ * The loop Python's mem() runs, in C: memory at record at[i] of the
+ * @p length bytes at addresses[i], for each i < @p n, into the same
+ * buffers (length entries each).
+ * @return 0; the first error of umt_mem_at().
+ */
+int umtpy_ref_mem(const umt_index *ix, const uint64_t *at, const uint64_t *addresses,
+                  uint64_t n, uint64_t length, uint8_t *data, uint8_t *known, uint64_t *sources);
 
 /* ---- tests (testing.c) -------------------------------------------------- */
 

@@ -43,14 +43,23 @@ def record_range(count, start, stop):
     return start, max(start, stop)
 
 
-def _outputs(fields, n):
-    """The arrays of @fields for @n rows, and the umtpy_cols pointing at them."""
+def _outputs(fields, n, reuse=None):
+    """The arrays of @fields for @n rows (new, or the first n rows of the
+    arrays of @reuse), and the umtpy_cols pointing at them."""
     unknown = [f for f in fields if f not in FIELDS]
     if unknown:
         raise InvalidError(f"unknown fields {unknown}; known: {sorted(FIELDS)}")
     cols, out, keep = Columns(), ffi.new("umtpy_cols *"), []
     for f in fields:
-        a = np.empty(n, FIELDS[f])
+        if reuse is None:
+            a = np.empty(n, FIELDS[f])
+        else:
+            a = reuse.get(f)
+            if not (isinstance(a, np.ndarray) and a.dtype == FIELDS[f] and a.ndim == 1 and
+                    len(a) >= n and a.flags.c_contiguous and a.flags.writeable):
+                raise InvalidError(f"out[{f!r}]: not a writable {np.dtype(FIELDS[f])} array "
+                                   f"of at least {n} rows")
+            a = a[:n]
         cols[f] = a
         p = ffi.from_buffer(_CTYPE[FIELDS[f]], a, require_writable=True)
         setattr(out, f, p)
@@ -62,11 +71,13 @@ def _cache(core, fields):
     return core.ins_cache().c if ROW_FIELDS.intersection(fields) else ffi.NULL
 
 
-def columns(core, start, stop, fields, skip_bad):
+def columns(core, start, stop, fields, skip_bad, reuse=None):
     """Columns of the records [start, stop): see Trace.columns()."""
     start, stop = record_range(core.info["exec_count"], start, stop)
-    fields = tuple(DEFAULT_FIELDS if fields is None else fields)
-    cols, out, keep = _outputs(fields, stop - start)
+    if fields is None:
+        fields = DEFAULT_FIELDS if reuse is None else tuple(reuse)
+    fields = tuple(fields)
+    cols, out, keep = _outputs(fields, stop - start, reuse)
     failed = ffi.new("uint64_t *")
     rc = lib.umtpy_columns(core.t, start, stop, _cache(core, fields), out, int(bool(skip_bad)),
                            failed)
@@ -75,6 +86,19 @@ def columns(core, start, stop, fields, skip_bad):
         e.record_id = failed[0]
         raise e
     return cols
+
+
+def scan(core, start, stop, fields, chunk, skip_bad):
+    """(first record, Columns) for successive chunks: see Trace.scan()."""
+    start, stop = record_range(core.info["exec_count"], start, stop)
+    fields = tuple(DEFAULT_FIELDS if fields is None else fields)
+    chunk = max(1, int(chunk))
+    buffers = None
+    for a in range(start, stop, chunk):
+        cols = columns(core, a, min(stop, a + chunk), fields, skip_bad, buffers)
+        if buffers is None:
+            buffers = cols
+        yield a, cols
 
 
 def iter_rows(core, start, stop, chunk=4096):
@@ -113,10 +137,12 @@ def accesses(core, start, stop, kinds, skip_bad):
                            failed))
 
 
-def fill_rows(fill, failed=None, first=256, most=1 << 20):
+def fill_rows(fill, failed=None, first=256, limit=0, most=1 << 20, chunks=None):
     """Calls @fill(rows, cap) with growing chunks of ACCESS rows until it
-    fills less than a chunk; returns every row, in one array."""
-    chunks, cap = [], first
+    fills less than a chunk (or @limit rows came in all); returns every row
+    (after those of @chunks, already filled), in one array."""
+    chunks = [] if chunks is None else chunks
+    cap, total = first, sum(len(c) for c in chunks)
     while True:
         buf = np.empty(cap, ACCESS)
         n = fill(ffi.from_buffer("umtpy_access_row[]", buf, require_writable=True), cap)
@@ -125,11 +151,19 @@ def fill_rows(fill, failed=None, first=256, most=1 << 20):
             if failed is not None:
                 e.record_id = failed[0]
             raise e
-        chunks.append(buf[:n])
-        if n < cap:
+        total += n
+        if n or not chunks:
+            chunks.append(buf[:n])
+        if n < cap or total == limit:
             break
         cap = min(cap * 4, most)
-    return chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
+    if len(chunks) == 1:
+        return chunks[0]
+    out, at = np.empty(total, ACCESS), 0
+    for c in chunks:  # (np.concatenate of a structured dtype is slow for short arrays)
+        out[at:at + len(c)] = c
+        at += len(c)
+    return out
 
 
 class Chain:

@@ -38,7 +38,7 @@ class Core:
     """Shared state of one open trace (internal)."""
 
     __slots__ = ("handle", "path", "info", "names", "lock", "memo", "_ins_cache",
-                 "_records_base", "__weakref__")
+                 "_records_base", "records_pointer", "__weakref__")
 
     def __init__(self, handle, path, names):
         self.handle = handle
@@ -50,7 +50,9 @@ class Core:
         info = ffi.new("umt_trace_info *")
         check(lib.umt_trace_get_info(handle.ptr, info))
         self.info = struct_dict(info)
-        self._records_base = int(ffi.cast("uintptr_t", lib.umtpy_records_base(handle.ptr)))
+        #: exec.vtable's first byte in the mapping (offsets of values count from here)
+        self.records_pointer = lib.umtpy_records_base(handle.ptr)
+        self._records_base = int(ffi.cast("uintptr_t", self.records_pointer))
 
     @property
     def t(self):

@@ -6,9 +6,22 @@ import operator
 import numpy as np
 
 from ._columns import _check_kinds, fill_rows
-from ._errors import InvalidError, check, id_arg, u64_arg
+from ._dtypes import ACCESS
+from ._errors import InvalidError, check, error, id_arg, u64_arg
 from ._ffi import ffi, lib
 from ._table import Table
+
+
+def _defaults():
+    q = ffi.new("umt_history_query *")
+    lib.umt_history_query_init(q, 0, 1)
+    return q.kinds, q.to, q.thread
+
+
+#: the library's defaults of a history query: kinds, to (the end), thread (all)
+_KINDS, _TO, _THREAD = _defaults()
+#: C types resolved once (a cdecl string is parsed on each use)
+_ROWS, _MORE = ffi.typeof("umtpy_access_row[]"), ffi.typeof("umt_history **")
 
 
 def history(self, addr, length=1, frm=0, to=None, kinds=None, thread=None, reverse=False,
@@ -33,24 +46,39 @@ def history(self, addr, length=1, frm=0, to=None, kinds=None, thread=None, rever
     Raises ``InvalidError`` (length 0, a range that wraps, bad kinds) and
     the index's and trace's errors (``CorruptError``, ``BoundsError``...).
     """
-    q = ffi.new("umt_history_query *")
-    lib.umt_history_query_init(q, u64_arg(addr, "address"), u64_arg(length, "length"))
-    setattr(q, "from", id_arg(frm, "record"))  # a Python keyword
-    if to is not None:
-        q.to = id_arg(to, "record")
+    # Kept short: a small query costs a few microseconds in C, and this is
+    # the per-call overhead (bench/python_bench.py measures it). The library
+    # checks the arguments; a value C cannot take is explained below.
+    first = (limit if limit < 65536 else 65536) if limit else 64
+    rows, more = np.ndarray.__new__(Table, (first,), ACCESS), ffi.new(_MORE)
+    base = self._core.records_pointer
+    try:
+        n = lib.umtpy_history_first(
+            self._ptr(), addr, length, frm, _TO if to is None else to,
+            _KINDS if kinds is None else kinds, _THREAD if thread is None else thread, reverse,
+            limit, base, ffi.from_buffer(_ROWS, rows, require_writable=True),
+            first, more)
+    except (OverflowError, TypeError):
+        _explain(addr, length, frm, to, kinds, thread, limit)
+        raise
+    if n < 0:
+        raise error(n)
+    if more[0] == ffi.NULL:
+        return rows if n == first else rows[:n]
+    h = ffi.gc(more[0], lib.umt_history_close)
+    return Table(fill_rows(lambda r, cap: lib.umtpy_history_fill(h, base, r, cap),
+                           first=first * 4, limit=limit, chunks=[rows]))
+
+
+def _explain(addr, length, frm, to, kinds, thread, limit):
+    """Raises the umtrace error for an argument of history() that C cannot take."""
+    u64_arg(addr, "address")
+    u64_arg(length, "length")
+    for value, what in ((frm, "record"), (to, "record"), (thread, "thread"), (limit, "limit")):
+        if value is not None:
+            id_arg(value, what)
     if kinds is not None:
-        q.kinds = _check_kinds(kinds)
-    if thread is not None:
-        q.thread = id_arg(thread, "thread")
-    q.reverse = int(bool(reverse))
-    q.limit = id_arg(limit, "limit")
-    h = ffi.new("umt_history **")
-    check(lib.umt_history_open(self._ptr(), q, h))
-    h = ffi.gc(h[0], lib.umt_history_close)
-    base = lib.umtpy_records_base(self._core.t)
-    first = min(limit, 1 << 16) if limit else 64
-    return Table(fill_rows(lambda rows, cap: lib.umtpy_history_fill(h, base, rows, cap),
-                           first=first))
+        _check_kinds(kinds)
 
 
 def mem(self, at, addr, n):

@@ -199,7 +199,7 @@ class Trace:
         forward or @backward (a ``Chain``)."""
         return _columns.Chain(self._core, start=id_arg(record_id, "record"), backward=backward)
 
-    def columns(self, start=0, stop=None, fields=None, skip_bad=False):
+    def columns(self, start=0, stop=None, fields=None, skip_bad=False, out=None):
         """Fields of the records [@start, @stop) as numpy arrays, filled in C
         (one pass of the block iterator, GIL released): a ``Columns`` dict,
         row i for record start + i. @fields: names from ``umtrace.FIELDS``
@@ -208,8 +208,20 @@ class Trace:
         the instruction row; -1 without one), syscall_id, exit_code, ok.
         A bad record raises its error (``.record_id`` names it), or with
         @skip_bad gets ok False, type 255, thread -1.
-        Memory: rows times the fields' sizes; take large traces in ranges."""
-        return _columns.columns(self._core, start, stop, fields, skip_bad)
+        Memory: rows times the fields' sizes; for large traces use scan(),
+        or give @out (the Columns of an earlier call: its arrays are filled
+        again, their first stop - start rows, so no memory is allocated).
+        Raises ``RangeError`` (start past the end), ``InvalidError`` (an
+        unknown field, an unfit @out) and the record's content error."""
+        return _columns.columns(self._core, start, stop, fields, skip_bad, out)
+
+    def scan(self, start=0, stop=None, fields=None, chunk=1 << 20, skip_bad=False):
+        """Yields (first record ID, Columns) for the records [@start, @stop)
+        in chunks of @chunk records: the way to scan a large trace at C
+        speed in bounded memory. The arrays are reused: each chunk
+        overwrites the previous one's (copy what you keep). Arguments and
+        errors as columns()."""
+        return _columns.scan(self._core, start, stop, fields, chunk, skip_bad)
 
     def accesses(self, start=0, stop=None, kinds=Access.ALL, skip_bad=False):
         """The memory accesses of the records [@start, @stop) whose kind is
