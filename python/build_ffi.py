@@ -62,7 +62,8 @@ def compile_args():
     if has_salvage():
         args.append("-DUMTPY_HAVE_SALVAGE=1")
     if os.environ.get("UMTRACE_SANITIZE") == "1":
-        args += ["-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-O1"]
+        args += ["-fsanitize=address,undefined", "-fno-sanitize-recover=all",
+                 "-fno-omit-frame-pointer", "-O1"]
     return args
 
 

@@ -10,6 +10,10 @@ from setuptools.command.build_ext import build_ext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.environ.get("UMTRACE_SOURCE_DIR") or os.path.join(HERE, ".."))
+# Objects of differently configured builds never mix: a sanitized build has
+# its own directory, and $UMTRACE_BUILD_BASE gives a build one of its own.
+BUILD_BASE = os.environ.get("UMTRACE_BUILD_BASE") or os.path.join(
+    HERE, "build", "sanitize" if os.environ.get("UMTRACE_SANITIZE") == "1" else "default")
 
 
 def version():
@@ -54,5 +58,6 @@ setup(
     extras_require={"pandas": ["pandas"]},
     cffi_modules=["build_ffi.py:ffibuilder"],
     cmdclass={"build_ext": ParallelBuildExt},
+    options={"build": {"build_base": BUILD_BASE}},
     zip_safe=False,
 )
