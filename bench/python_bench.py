@@ -191,8 +191,8 @@ def bench_index(trace, runs, queries):
            med(c) / med(p) >= 0.5)
     print(f"index    per-call overhead of history(): {(med(p) - med(c)) / n * 1e6:.1f} us")
     few = a_list[:2000]  # every access of an address: C work dominates (long answers)
-    c, p = alternate([c_history(to, kinds, 0, 0, len(few)), lambda: [ix.history(a, 8) for a in few]],
-                     runs)
+    c, p = alternate([c_history(to, kinds, 0, 0, len(few)),
+                      lambda: [ix.history(a, 8) for a in few]], runs)
     results = sum(len(ix.history(a, 8)) for a in few) / len(few)
     report("index", f"history(): all (~{results:.0f} accesses each)", med(p) / len(few) * 1e6,
            "us", "same loop in C us", med(c) / len(few) * 1e6, med(c) / med(p), ">= 0.50",

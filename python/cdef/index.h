@@ -19,7 +19,9 @@ int umt_index_build(const umt_trace *t, const char *dir, const umt_index_build_o
                     umt_index_build_stats *stats);
 int umt_index_open(const umt_trace *t, const char *dir, umt_index **out);
 void umt_index_close(umt_index *ix);
-typedef struct { uint32_t version; uint64_t pages; uint64_t postings; uint64_t accesses; uint64_t bytes; ...; } umt_index_info;
+typedef struct {
+	uint32_t version; uint64_t pages; uint64_t postings; uint64_t accesses; uint64_t bytes; ...;
+} umt_index_info;
 int umt_index_get_info(const umt_index *ix, umt_index_info *out);
 int umt_index_default_dir(const char *trace_dir, char *buf, size_t cap);
 int umt_index_verify(const umt_index *ix);

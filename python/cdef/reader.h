@@ -14,7 +14,9 @@ typedef struct {
 	...;
 } umt_extra_table_header;
 typedef struct { int32_t Version; int64_t RecordCount; ...; } umt_exec_vtable_header;
-typedef struct { int32_t Version; int32_t UnifiedIDsVer; int64_t RecordCount; ...; } umt_syscall_vtable_header;
+typedef struct {
+	int32_t Version; int32_t UnifiedIDsVer; int64_t RecordCount; ...;
+} umt_syscall_vtable_header;
 typedef struct { int32_t ThreadID; uint8_t Type; uint8_t Flags; ...; } umt_exec_rec_hdr;
 typedef struct { int64_t Prev; int64_t Next; ...; } umt_prev_next;
 typedef struct { int64_t Offset; int64_t Size; ...; } umt_offset_size;
@@ -262,7 +264,9 @@ typedef struct {
 	void *ctx;
 	...;
 } umt_verify_options;
-typedef struct { uint64_t errors; uint64_t warnings; uint64_t records; int stopped; ...; } umt_verify_result;
+typedef struct {
+	uint64_t errors; uint64_t warnings; uint64_t records; int stopped; ...;
+} umt_verify_result;
 void umt_verify_options_init(umt_verify_options *o);
 int umt_verify(const umt_trace *t, const umt_verify_options *o, umt_verify_result *out);
 
@@ -299,14 +303,20 @@ enum umt_decoded_flag {
 };
 enum umt_oper_flag { UMT_OPER_F_READ, UMT_OPER_F_WRITE, ... };
 enum umt_slot_index { UMT_SLOT_IMM0, UMT_SLOT_IMM1, UMT_SLOT_NA, ... };
-enum umt_slot_group { UMT_SLOT_GROUP_BEFORE, UMT_SLOT_GROUP_BEFORE_WRITE_ONLY, UMT_SLOT_GROUP_AFTER, ... };
+enum umt_slot_group {
+	UMT_SLOT_GROUP_BEFORE, UMT_SLOT_GROUP_BEFORE_WRITE_ONLY, UMT_SLOT_GROUP_AFTER, ...
+};
 enum umt_syscall_convention {
 	UMT_SYSCALL_CONV_UNKNOWN, UMT_SYSCALL_CONV_FAST32, UMT_SYSCALL_CONV_FAST64,
 	UMT_SYSCALL_CONV_ALT, UMT_SYSCALL_CONV_WOW64, UMT_SYSCALL_CONV_SOFT_INT, ...
 };
 enum umt_when { UMT_BEFORE, UMT_AFTER, ... };
-enum umt_operand_kind { UMT_KIND_REGISTER, UMT_KIND_MEMORY, UMT_KIND_AGEN, UMT_KIND_IMMEDIATE, ... };
-enum umt_access_kind { UMT_ACCESS_READ, UMT_ACCESS_WRITE, UMT_ACCESS_PEEK, UMT_ACCESS_CONTEXT, ... };
+enum umt_operand_kind {
+	UMT_KIND_REGISTER, UMT_KIND_MEMORY, UMT_KIND_AGEN, UMT_KIND_IMMEDIATE, ...
+};
+enum umt_access_kind {
+	UMT_ACCESS_READ, UMT_ACCESS_WRITE, UMT_ACCESS_PEEK, UMT_ACCESS_CONTEXT, ...
+};
 #define UMT_ACCESS_ALL ...
 enum umt_trust { UMT_TRUST_ADDRESS, UMT_TRUST_VALUE, ... };
 enum umt_rec_reliability { UMT_RELIABLE_INPUTS, UMT_RELIABLE_OUTPUTS, ... };

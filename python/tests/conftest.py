@@ -22,7 +22,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 def _tool(env, rel):
     path = os.environ.get(env)
     if path:
-        return path
+        return os.path.abspath(path)  # tests run tools from other directories
     found = sorted(glob.glob(os.path.join(ROOT, "build", "*", rel)), key=os.path.getmtime)
     if not found:
         pytest.exit(f"no {rel}: build the tools (cmake) or set ${env}", returncode=2)

@@ -48,7 +48,7 @@ def test_bad_offsets(tools, bad_traces, sample):
             g = good.columns(fields=("thread", "type", "ins_id"))
         bad = [4, 5]
         assert [i for i, ok in enumerate(c["ok"]) if not ok] == bad
-        assert [c["type"][i] for i in bad] == [255, 255] and [c["thread"][i] for i in bad] == [-1, -1]
+        assert c["type"][bad].tolist() == [255, 255] and c["thread"][bad].tolist() == [-1, -1]
         keep = [i for i in range(len(t)) if i not in bad]
         for f in ("thread", "type", "ins_id"):
             assert c[f][keep].tolist() == g[f][keep].tolist()

@@ -57,7 +57,6 @@ from ._tables import Syscall
 from ._trace import Trace, open
 from ._verify import Problem, VerifyResult
 from . import _dtypes as dtypes
-from . import _callbacks  # noqa: F401 - registers the C -> Python callbacks
 
 #: the version of libumtrace compiled into this package ("0.1.0")
 __version__ = _ffi.string(_lib.umt_version()).decode()

@@ -3,7 +3,7 @@ builds and checks, problems found by verify. Each C call gets a handle to a
 ``Listener``; an exception raised by the user's function is kept and raised
 again when the C call returns (C cannot unwind through it)."""
 from ._constants import Phase
-from ._ffi import ffi, lib
+from ._ffi import ffi
 
 
 class Listener:

@@ -1,7 +1,6 @@
 """Instruction rows (ins.itable), their decoded bodies, and the operands of
 instruction records."""
 from ._constants import InsType, OperandKind, SlotGroup
-from ._core import cstr
 from ._dtypes import DECODED_INS, EXP_OPER, LC_SLOT
 from ._errors import Status, check, error
 from ._ffi import ffi, lib

@@ -32,7 +32,8 @@ def _rows(core, getter, cname, count, dtype):
 def instructions(core):
     """ins.itable rows (insRec; itemsize RowSize)."""
     h = _header(core, File.INS, "umt_extra_table_header")
-    return _rows(core, lib.umt_ins_get, "umt_ins_rec", core.info["ins_count"], _dtypes.ins_row(h["RowSize"]))
+    return _rows(core, lib.umt_ins_get, "umt_ins_rec", core.info["ins_count"],
+                 _dtypes.ins_row(h["RowSize"]))
 
 
 def threads(core):
@@ -50,8 +51,8 @@ def modules(core):
 def address_ranges(core):
     """address_space.itable rows (First, Last)."""
     h = _header(core, File.ADDRESS_SPACE, "umt_table_header")
-    return _rows(core, lib.umt_address_range_get, "umt_address_range", core.info["address_range_count"],
-                 _dtypes.address_range_row(h["RowSize"]))
+    return _rows(core, lib.umt_address_range_get, "umt_address_range",
+                 core.info["address_range_count"], _dtypes.address_range_row(h["RowSize"]))
 
 
 def exec_offsets(core):

@@ -5,7 +5,7 @@ import os
 import numpy as np
 
 from . import _columns, _index, _tables, _verify
-from ._constants import Access, Check, File
+from ._constants import Access, Check
 from ._core import Core, cstr
 from ._errors import ClosedError, InvalidError, check, id_arg, u64_arg
 from ._ffi import ffi, lib
