@@ -1,6 +1,7 @@
 """Opening a trace and its facts: info, counts, trace.xml, registers, names."""
 import inspect
 import os
+import subprocess
 
 import pytest
 
@@ -87,6 +88,11 @@ def test_names_from_headers(tools, traces):
             assert t.syscall(s["id"]).name == s.get("uniform_id_name")
     with pytest.raises(umtrace.NotFoundError):
         umtrace.Names(os.path.join(ROOT, "docs"))
+    want = subprocess.run([tools.umtdump, "--xed-dir", xed, "info", traces["2014"]],
+                          capture_output=True, text=True).stderr  # umtdump's note
+    with pytest.warns(UserWarning) as w:
+        umtrace.open(traces["2014"], names=names).close()  # its syscall IDs are version 0
+    assert len(w) == 1 and str(w[0].message).split(": ", 1)[1] in want
 
 
 def test_open_errors(tmp_path, traces):

@@ -1,5 +1,7 @@
 """Record fields and memory accesses of many records as numpy arrays,
 filled by C loops (ext/columns.c, ext/accesses.c) with the GIL released."""
+import operator
+
 import numpy as np
 
 from ._constants import Access
@@ -36,8 +38,8 @@ _CTYPE = {np.uint64: "uint64_t[]", np.int64: "int64_t[]", np.int32: "int32_t[]",
 
 def record_range(count, start, stop):
     """[start, stop) of the records, stop None meaning the end, clamped to it."""
-    start = 0 if start is None else int(start)
-    stop = count if stop is None else min(int(stop), count)
+    start = 0 if start is None else operator.index(start)
+    stop = count if stop is None else min(operator.index(stop), count)
     if start < 0 or start > count:
         raise RangeError(f"start {start} is out of range ({count} records)")
     return start, max(start, stop)

@@ -5,10 +5,14 @@ offset and size in exec.vtable); everything else is read from the mapping
 when asked for, through the library's checked accessors. Records keep the
 trace's mapping alive (see ``_handle``).
 """
+from ._columns import accesses
 from ._constants import Access, ExecFlag, RecType, Reliability
+from ._context import Context
 from ._core import cstr
 from ._errors import check
 from ._ffi import ffi, lib
+from ._instruction import Instruction, bind, lc_register, phrase, record_operands
+from ._tables import Syscall
 
 
 class Record:
@@ -116,7 +120,6 @@ class Record:
     @property
     def instruction(self):
         """The instruction row (``Instruction``) an instruction record executed."""
-        from ._instruction import Instruction, bind
         ins = self.ins_id
         if not 0 <= ins < self._core.info["ins_count"]:
             bind(self._core, self._c())  # raises the library's error naming this record
@@ -126,27 +129,23 @@ class Record:
     def operands(self):
         """The explicit operands of an instruction record with their values
         (a list of ``Operand``)."""
-        from ._instruction import bind, record_operands
         return record_operands(self._core, bind(self._core, self._c()))
 
     def phrase(self, which=0):
         """The memory phrase of MEM0/AGEN (@which 0) or MEM1 (1) of an
         instruction record: a dict of seg/base/index registers and values,
         scale, disp and the effective address ea (umt_ins_exec_phrase())."""
-        from ._instruction import bind, phrase
         return phrase(self._core, bind(self._core, self._c()), which)
 
     def register(self, reg, after=False):
         """Value of register @reg (a name or number) in the record's local
         context, before or @after execution: int for up to 8 bytes, else
         bytes (umt_lc_find_reg(): enclosing registers are looked into)."""
-        from ._instruction import bind, lc_register
         return lc_register(self._core, bind(self._core, self._c()), reg, after)
 
     @property
     def context(self):
         """The register context (``Context``) of a record that has one."""
-        from ._context import Context
         return Context.of(self._core, self._c())
 
     @property
@@ -159,7 +158,6 @@ class Record:
     @property
     def syscall(self):
         """The syscall record (``Syscall``) of a syscall entry, exit or skipped exit."""
-        from ._tables import Syscall
         s = ffi.new("umt_syscall *")
         check(lib.umt_rec_syscall(self._core.t, self._c(), s))
         return Syscall(self._core, s)
@@ -174,7 +172,6 @@ class Record:
     def accesses(self, kinds=Access.ALL):
         """The memory accesses of the record (umt_access_iter) whose kind is
         in @kinds, as a ``Table`` (see Trace.accesses() for the fields)."""
-        from ._columns import accesses
         return accesses(self._core, self.id, self.id + 1, kinds, False)
 
 

@@ -1,13 +1,14 @@
 """Opening a trace: the ``Trace`` object and ``open()``."""
 import operator
 import os
+import warnings
 
 import numpy as np
 
 from . import _columns, _index, _tables, _verify
 from ._constants import Access, Check
 from ._core import Core, cstr
-from ._errors import ClosedError, InvalidError, check, id_arg, u64_arg
+from ._errors import ClosedError, Error, InvalidError, check, id_arg, u64_arg
 from ._ffi import ffi, lib
 from ._handle import Handle
 from ._meta import Metadata
@@ -36,6 +37,8 @@ def open(path, salvage=False, names=None, hint=None):  # noqa: A001 - the packag
     ``IncompleteError`` (its writer did not finish), ``VersionError``,
     ``TruncatedError``, ``BoundsError`` (a header disagrees with its file),
     ``IoError``, ``NotFoundError``/``CorruptError`` for a bad @names directory.
+    Name tables older than the trace's XED version, or without the trace's
+    syscall table, give a ``UserWarning`` (umt_names_check()) and are used.
     """
     flags = {None: 0, "sequential": lib.UMT_OPEN_SEQUENTIAL, "random": lib.UMT_OPEN_RANDOM}
     if hint not in flags:
@@ -51,7 +54,13 @@ def open(path, salvage=False, names=None, hint=None):  # noqa: A001 - the packag
     path = os.fspath(path)
     t = ffi.new("umt_trace **")
     check(lib.umt_trace_open(os.fsencode(path), flags, t))
-    return Trace(Core(Handle(t[0], lib.umt_trace_close, "trace"), path, names))
+    trace = Trace(Core(Handle(t[0], lib.umt_trace_close, "trace"), path, names))
+    if names is not None:
+        try:
+            names.check(trace)
+        except Error as e:  # the names are used anyway, as umtdump does
+            warnings.warn(f"{names.directory}: {e.message}", UserWarning, stacklevel=2)
+    return trace
 
 
 class Trace:
