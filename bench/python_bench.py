@@ -178,7 +178,7 @@ def bench_index(trace, runs, queries):
     kinds = int(umtrace.Access.READ | umtrace.Access.WRITE | umtrace.Access.CONTEXT)
 
     def c_history(to, kinds, reverse, limit, count=n):
-        return lambda: lib.umtpy_ref_history(ix._ptr(), ffi.from_buffer("uint64_t[]", addrs),
+        return lambda: lib.umtpy_ref_history(ix._live().ptr, ffi.from_buffer("uint64_t[]", addrs),
                                              ffi.from_buffer("uint64_t[]", to), count, 8, kinds,
                                              reverse, limit)
     # who last wrote the 8 bytes before record N: small answers, the per-call cost shows
@@ -199,7 +199,7 @@ def bench_index(trace, runs, queries):
            med(c) / med(p) >= 0.5)
     data, known, src = np.empty(64, np.uint8), np.empty(64, np.uint8), np.empty(64, np.uint64)
     c_mem = lambda: lib.umtpy_ref_mem(  # noqa: E731
-        ix._ptr(), ffi.from_buffer("uint64_t[]", ats), ffi.from_buffer("uint64_t[]", addrs), n,
+        ix._live().ptr, ffi.from_buffer("uint64_t[]", ats), ffi.from_buffer("uint64_t[]", addrs), n,
         64, ffi.from_buffer("uint8_t[]", data), ffi.from_buffer("uint8_t[]", known),
         ffi.from_buffer("uint64_t[]", src))
     py_mem = lambda: [ix.mem(at, a, 64) for at, a in zip(at_list, a_list)]  # noqa: E731

@@ -15,8 +15,8 @@
 #        (.cppcheck/suppressions.txt, .clang-tidy);
 #     6. the Python package (python/, docs/python.md): a fresh pip install into
 #        a temporary directory with Debian's python3, and its tests (pytest)
-#        against the tools of build/release; then the corrupt-trace and
-#        lifetime tests against a build with ASan + UBSan.
+#        against the tools of build/release; then the corrupt-trace,
+#        lifetime and thread tests against a build with ASan + UBSan.
 #   Each step says what it runs; the first failure stops with a non-zero status.
 #   Build trees go to build/asan, build/release and build/clang.
 set -eu
@@ -133,7 +133,8 @@ static_analysis() {
 
 # The Python package: installed fresh (new build directory, new target
 # directory) with Debian's python3, then its tests against the tools of
-# build tree $1; then the tests of bad input again on a sanitized build.
+# build tree $1; then the tests of bad input, lifetimes and threads again
+# on a sanitized build.
 python_suite() {
 	dir=$1
 	py=/usr/bin/python3
@@ -151,11 +152,11 @@ python_suite() {
 	echo "pytest python/tests (the fresh install)"
 	PYTHONPATH="$tmp/plain" UMTRACE_EXPECT_DIR="$tmp/plain" \
 		"$py" -m pytest -q -p no:cacheprovider python/tests
-	echo "pytest python/tests/test_errors.py test_lifetimes.py (ASan + UBSan build)"
+	echo "pytest python/tests/test_errors.py test_lifetimes.py test_threads.py (ASan + UBSan build)"
 	PYTHONPATH="$tmp/sanitized" UMTRACE_EXPECT_DIR="$tmp/sanitized" \
 		LD_PRELOAD="$(gcc -print-file-name=libasan.so)" ASAN_OPTIONS=detect_leaks=0 \
 		"$py" -m pytest -q -p no:cacheprovider python/tests/test_errors.py \
-		python/tests/test_lifetimes.py
+		python/tests/test_lifetimes.py python/tests/test_threads.py
 	rm -rf "$tmp"
 }
 

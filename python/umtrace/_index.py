@@ -44,10 +44,13 @@ class Index:
         state = "closed" if self._handle is None else f"{self.info['accesses']} accesses"
         return f"<Index {self.directory!r}, {state}>"
 
-    def _ptr(self):
-        if self._handle is None:
+    def _live(self):
+        """The index's Handle; callers keep it in a local variable while C
+        uses its pointer, so that close() in another thread cannot free it."""
+        handle = self._handle
+        if handle is None:
             raise ClosedError("the index is closed")
-        return self._handle.ptr
+        return handle
 
     def close(self):
         """Closes the index (results taken from it stay valid)."""
@@ -68,13 +71,15 @@ class Index:
     def info(self):
         """Counts of the index: version, pages, postings, accesses, bytes."""
         out = ffi.new("umt_index_info *")
-        check(lib.umt_index_get_info(self._ptr(), out))
+        handle = self._live()
+        check(lib.umt_index_get_info(handle.ptr, out))
         return struct_dict(out)
 
     def verify(self):
         """The full O(n) check of the index against its trace
         (umt_index_verify()); raises ``CorruptError`` on the first problem."""
-        check(lib.umt_index_verify(self._ptr()))
+        handle = self._live()
+        check(lib.umt_index_verify(handle.ptr))
 
 
 def open_index(core, directory):

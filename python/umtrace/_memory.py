@@ -52,10 +52,10 @@ def history(self, addr, length=1, frm=0, to=None, kinds=None, thread=None, rever
     # checks the arguments; a value C cannot take is explained below.
     first = (limit if limit < 65536 else 65536) if limit else 64
     rows, more = np.ndarray.__new__(Table, (first,), ACCESS), ffi.new(_MORE)
-    base = self._core.records_pointer
+    base, handle = self._core.records_pointer, self._live()
     try:
         n = lib.umtpy_history_first(
-            self._ptr(), addr, length, frm, _TO if to is None else to,
+            handle.ptr, addr, length, frm, _TO if to is None else to,
             _KINDS if kinds is None else kinds, _THREAD if thread is None else thread, reverse,
             limit, base, ffi.from_buffer(_ROWS, rows, require_writable=True),
             first, more)
@@ -67,8 +67,11 @@ def history(self, addr, length=1, frm=0, to=None, kinds=None, thread=None, rever
     if more[0] == ffi.NULL:
         return rows if n == first else rows[:n]
     h = ffi.gc(more[0], lib.umt_history_close)
-    return Table(fill_rows(lambda r, cap: lib.umtpy_history_fill(h, base, r, cap),
-                           first=first * 4, limit=limit, chunks=[rows]))
+    try:
+        return Table(fill_rows(lambda r, cap: lib.umtpy_history_fill(h, base, r, cap),
+                               first=first * 4, limit=limit, chunks=[rows]))
+    finally:
+        ffi.release(h)  # closed now, while its index is held by @handle
 
 
 def _explain(addr, length, frm, to, kinds, thread, limit):
@@ -99,7 +102,7 @@ def mem(self, at, addr, n):
         raise InvalidError(f"mem: length {n}: at least 1 byte")
     # one allocation for the three outputs (a short query costs microseconds):
     # the sources first, 8-byte aligned, then the data, then the known mask
-    buf = np.empty(10 * n, np.uint8)
+    buf, handle = np.empty(10 * n, np.uint8), self._live()
     p = ffi.from_buffer(_BYTES, buf, require_writable=True)
-    check(lib.umt_mem_at(self._ptr(), at, addr, n, p + 8 * n, p + 9 * n, ffi.cast(_U64, p)))
+    check(lib.umt_mem_at(handle.ptr, at, addr, n, p + 8 * n, p + 9 * n, ffi.cast(_U64, p)))
     return buf[8 * n:9 * n].tobytes(), buf[9 * n:].view(np.bool_), buf[:8 * n].view(np.uint64)

@@ -150,7 +150,8 @@ class Trace:
 
     def reg_by_name(self, name):
         """The register number named @name (case-insensitive); ``NotFoundError``."""
-        return check(lib.umt_reg_by_name(self._core.t, name.encode()))
+        core = self._core  # held across the call: close() in another thread cannot free it
+        return check(lib.umt_reg_by_name(core.t, name.encode()))
 
     def flag_names(self, flags):
         """Names of exec flag bits @flags under this trace's exec.vtable version."""
@@ -158,7 +159,8 @@ class Trace:
 
     def changed(self):
         """Whether a file of the trace changed on disk since it was opened."""
-        return bool(check(lib.umt_trace_changed(self._core.t)))
+        core = self._core
+        return bool(check(lib.umt_trace_changed(core.t)))
 
     def file_name(self, file):
         """The file name of a ``File`` ("exec.vtable")."""
@@ -246,14 +248,16 @@ class Trace:
         bytes (umt_exec_split()), for threads or processes."""
         n = id_arg(n, "ranges")
         bounds = np.empty(n + 1, np.uint64)
-        check(lib.umt_exec_split(self._core.t, n,
+        core = self._core
+        check(lib.umt_exec_split(core.t, n,
                                  ffi.from_buffer("uint64_t[]", bounds, require_writable=True)))
         return bounds
 
     def advise(self, start, stop, advice):
         """Tells the kernel how records [@start, @stop) will be read:
         "normal", "sequential", "random", "willneed", "dontneed"."""
-        check(lib.umt_exec_advise(self._core.t, id_arg(start, "record"), id_arg(stop, "record"),
+        core = self._core
+        check(lib.umt_exec_advise(core.t, id_arg(start, "record"), id_arg(stop, "record"),
                                    _ADVICE[advice]))
 
     # ---- tables: zero-copy views ---------------------------------------------
