@@ -94,13 +94,15 @@ typedef struct umt_index_build_stats {
 	uint64_t postings;     /**< postings written (an access split over granules counts per list) */
 	uint64_t pages;        /**< memory pages with postings */
 	uint64_t runs;         /**< sorted runs spilled to temporary files (0: all fit the budget) */
+	uint64_t merge_passes; /**< passes that merged groups of runs before the final merge
+	                            (0 unless the runs were too many for the budget) */
 	uint64_t temp_bytes;   /**< peak bytes of temporary files */
 	uint64_t index_bytes;  /**< bytes of the index's files */
 	unsigned threads;      /**< worker threads used */
 } umt_index_build_stats;
 
 /**
- * Builds the index of @p t into directory @p dir (created if missing):
+ * Builds the index of @p t into directory @p dir (created with its parents if missing):
  * one streaming pass over the records on o->threads threads, sorted runs
  * within o->memory, merged in parallel, committed atomically (a killed
  * build leaves no index that opens; an index already in @p dir stays

@@ -4,25 +4,17 @@
  * offsets and its top index, index.umti filled in, and everything
  * committed (src/commit.c: index.umti is the commit record, renamed last).
  */
-#define _GNU_SOURCE /* copy_file_range */
+/* copy_file_range() is a GNU extension: the only one the index uses */
+#define _GNU_SOURCE /* NOLINT(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp) */
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "build.h"
 #include "encode.h"
 
 #define COPY_BUFFER (1u << 20)
-
-static int write_file_header(int fd, const char *magic, uint64_t build_id)
-{
-	umt_ix_file_header h;
-	memset(&h, 0, sizeof h);
-	memcpy(h.Magic, magic, 8);
-	h.Version = UMT_IX_VERSION;
-	h.BuildID = build_id;
-	return umt__ix_pwrite_all(fd, &h, sizeof h, 0);
-}
 
 /* Appends @p size bytes of @p in (from 0) to @p out at @p at: in the kernel when it can. */
 static int copy_bytes(int in, uint64_t size, int out, uint64_t at)
@@ -101,9 +93,22 @@ static void put_name(umt_ix_file_entry *f, const char *name, uint64_t size)
 	f->Size = size;
 }
 
-static int write_header(struct ix_build *b, int fd, const umt_ix_trace_identity *id,
-                        const uint64_t *sizes, uint64_t pages, uint64_t top_count,
-                        uint64_t skips, uint64_t build_id)
+/* The file table's entries of the sections' files, their sizes as written. */
+static int section_files(const struct ix_build *b, umt_ix_header *h)
+{
+	for (unsigned i = 0; i < b->nfiles; i++) {
+		struct stat st;
+		if (fstat(b->file_fds[i], &st) != 0)
+			return umt__failf(UMT_E_IO, "index build: %s: %s", b->file_names[i], strerror(errno));
+		put_name(&h->Files[IX_F_COUNT + i], b->file_names[i], (uint64_t)st.st_size);
+	}
+	for (unsigned bit = 1; bit < UMT_IX_MAX_SECTIONS; bit++)
+		memcpy(h->SectionInfo[bit - 1], b->section_info[bit], sizeof h->SectionInfo[0]);
+	return 0;
+}
+
+static int write_header(struct ix_build *b, int fd, const uint64_t *sizes, uint64_t pages,
+                        uint64_t top_count, uint64_t skips)
 {
 	umt_ix_header *h = calloc(1, sizeof *h);
 	if (h == NULL)
@@ -111,13 +116,13 @@ static int write_header(struct ix_build *b, int fd, const umt_ix_trace_identity 
 	memcpy(h->Magic, UMT_IX_MAGIC, 8);
 	h->Version = UMT_IX_VERSION;
 	h->HeaderSize = UMT_IX_HEADER_SIZE;
-	h->BuildID = build_id;
+	h->BuildID = b->build_id;
 	h->Granule = UMT_IX_GRANULE;
 	h->PageSize = UMT_IX_PAGE;
 	h->BlockPostings = UMT_IX_BLOCK;
 	h->FineMax = UMT_IX_FINE_MAX;
-	h->Sections = UMT_IX_SECTION_MEMORY;
-	h->Trace = *id;
+	h->Sections = b->sections | UMT_IX_SECTION_MEMORY;
+	h->Trace = b->identity;
 	for (int f = 0; f < IX_F_COUNT; f++)
 		put_name(&h->Files[f], umt__ix_file_names[f], sizes[f]);
 	h->Memory.Pages = pages;
@@ -126,8 +131,10 @@ static int write_header(struct ix_build *b, int fd, const umt_ix_trace_identity 
 	h->Memory.TopStride = UMT_IX_TOP_STRIDE;
 	h->Memory.TopCount = top_count;
 	h->Memory.SkipEntries = skips;
+	int rc = section_files(b, h);
 	h->HeaderSum = umt__ix_header_sum(h);
-	int rc = umt__ix_pwrite_all(fd, h, sizeof *h, 0);
+	if (rc == 0)
+		rc = umt__ix_pwrite_all(fd, h, sizeof *h, 0);
 	free(h);
 	return rc;
 }
@@ -143,17 +150,27 @@ static int create_files(struct ix_build *b, int fds[IX_F_COUNT + 1])
 	return rc;
 }
 
+/* Every section's files and info block. */
+static int assemble_sections(struct ix_build *b)
+{
+	int rc = 0;
+	for (unsigned i = 0; rc == 0 && i < b->nsections; i++) {
+		const struct ix_section *sec = umt__ix_sections[i];
+		rc = sec->assemble(b, b->states[i], b->nranges, b->section_info[sec->bit]);
+		b->sections |= 1ull << sec->bit;
+	}
+	return rc;
+}
+
 int umt__ixb_assemble(struct ix_build *b)
 {
-	umt_ix_trace_identity id;
 	int fds[IX_F_COUNT + 1];
-	int rc = umt__ix_identity(b->t, &id);
-	if (rc == 0)
-		rc = create_files(b, fds);
-	uint64_t build_id = umt__fnv(UMT_FNV_SEED, &id, sizeof id);
+	int rc = create_files(b, fds);
 	static const char *const magic[IX_F_COUNT] = {"UMTIXDIR", "UMTIXPST", "UMTIXSKP"};
 	for (int f = 0; rc == 0 && f < IX_F_COUNT; f++)
-		rc = write_file_header(fds[f], magic[f], build_id);
+		rc = umt__ixb_file_header(b, fds[f], magic[f]);
+	if (rc == 0)
+		rc = assemble_sections(b);
 	uint64_t *post_base = calloc(b->nparts + 1, sizeof *post_base);
 	uint64_t *skip_base = calloc(b->nparts + 1, sizeof *skip_base);
 	uint64_t post_at = 64, skips = 0, pages = 0;
@@ -180,7 +197,7 @@ int umt__ixb_assemble(struct ix_build *b)
 	uint64_t sizes[IX_F_COUNT] = {64 + top_count * 8 + pages * sizeof(umt_ix_page_entry),
 	                              post_at, 64 + skips * sizeof(umt_ix_skip_entry)};
 	if (rc == 0)
-		rc = write_header(b, fds[IX_F_COUNT], &id, sizes, pages, top_count, skips, build_id);
+		rc = write_header(b, fds[IX_F_COUNT], sizes, pages, top_count, skips);
 	free(post_base);
 	free(skip_base);
 	free(top);

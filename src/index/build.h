@@ -8,6 +8,10 @@
 
 #include "../commit.h"
 #include "runs.h"
+#include "section.h"
+
+/** Worker threads of a build, at most. */
+#define UMT_IX_MAX_THREADS 64u
 
 /** The output of one partition: its three streams, in scratch files. */
 struct ix_part {
@@ -25,6 +29,18 @@ struct ix_build {
 	int dirfd;
 	struct umt_commit *commit;
 	pthread_mutex_t mu; /* runs, the commit's scratch files, the first error */
+	umt_ix_trace_identity identity; /* of the trace, taken at the start */
+	uint64_t build_id;
+
+	/* the sections (section.h): one state per section and range */
+	void **states[UMT_IX_MAX_SECTIONS];
+	unsigned nsections;
+	uint64_t sections; /* their bits, and memory's */
+	uint64_t section_info[UMT_IX_MAX_SECTIONS][UMT_IX_INFO_WORDS];
+	/* files the sections created, for the file table */
+	char file_names[UMT_IX_MAX_FILES][24];
+	int file_fds[UMT_IX_MAX_FILES];
+	unsigned nfiles;
 
 	/* the scan */
 	uint64_t *bounds;
@@ -35,6 +51,9 @@ struct ix_build {
 	struct ix_run *runs;
 	size_t nruns, runs_cap;
 	uint64_t disk_runs, temp_bytes;
+	uint64_t mem_run_bytes; /* bytes of the runs kept in memory after the scan */
+	struct ix_entry *blocks[UMT_IX_MAX_THREADS]; /* the workers' buffers kept for their runs */
+	unsigned nblocks;
 
 	/* the merge */
 	struct ix_part *parts;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "../commit.h"
 #include "encode.h"
 
 /* ---- output streams ------------------------------------------------------------------ */
@@ -24,6 +25,7 @@ int umt__ix_pwrite_all(int fd, const void *p, size_t n, uint64_t at)
 		n -= (size_t)k;
 		at += (uint64_t)k;
 	}
+	umt__commit_point(UMT_COMMIT_WROTE, NULL); /* a kill point for the tests */
 	return 0;
 }
 

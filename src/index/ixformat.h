@@ -29,7 +29,9 @@
 #define UMT_IX_FINE_MAX 4u           /* granules an access may touch and stay fine */
 #define UMT_IX_TOP_STRIDE 256u       /* page entries per top-index entry */
 #define UMT_IX_MAX_FILES 32u
-#define UMT_IX_SECTION_MEMORY 1u
+#define UMT_IX_SECTION_MEMORY 1u     /* bit 0; other sections: src/index/section.h */
+#define UMT_IX_MAX_SECTIONS 8u
+#define UMT_IX_INFO_WORDS 8u
 
 /** One trace file as the index saw it. */
 typedef struct umt_ix_file_stamp {
@@ -85,7 +87,8 @@ typedef struct umt_ix_header {
 	umt_ix_trace_identity Trace;
 	umt_ix_file_entry Files[UMT_IX_MAX_FILES];
 	umt_ix_mem_info Memory;
-	uint8_t Zero[UMT_IX_HEADER_SIZE - 2112];
+	uint64_t SectionInfo[UMT_IX_MAX_SECTIONS - 1][UMT_IX_INFO_WORDS]; /* of bits 1-7 */
+	uint8_t Zero[UMT_IX_HEADER_SIZE - 2560];
 } umt_ix_header;
 UMT_ASSERT_OFFSET(umt_ix_header, Version, 8);
 UMT_ASSERT_OFFSET(umt_ix_header, BuildID, 16);
@@ -96,6 +99,8 @@ UMT_ASSERT_OFFSET(umt_ix_header, Sections, 48);
 UMT_ASSERT_OFFSET(umt_ix_header, Trace, 64);
 UMT_ASSERT_OFFSET(umt_ix_header, Files, 1024);
 UMT_ASSERT_OFFSET(umt_ix_header, Memory, 2048);
+UMT_ASSERT_OFFSET(umt_ix_header, SectionInfo, 2112);
+UMT_ASSERT_OFFSET(umt_ix_header, Zero, 2560);
 UMT_ASSERT_SIZE(umt_ix_header, UMT_IX_HEADER_SIZE);
 
 /** The 64-byte header of every other file of an index. */

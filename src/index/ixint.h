@@ -32,6 +32,7 @@ struct umt_index {
 	uint64_t top_count;
 	const umt_ix_skip_entry *skips;     /* mem.skip entries */
 	uint64_t skip_count;
+	void *section_data[UMT_IX_MAX_SECTIONS]; /* what each section keeps (section.h) */
 };
 
 /**

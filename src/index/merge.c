@@ -5,9 +5,10 @@
  * spans two partitions, and the encoding of a page depends only on its
  * postings, so the result does not depend on the partitioning.
  *
- * Memory: the merge reads file runs through chunk buffers, threads x runs of
- * them, sized so that they fit the budget; when there are too many runs for
- * chunks of at least MIN_CHUNK entries, groups of runs are first merged
+ * Memory: the runs the scan kept in memory hold at most half the budget;
+ * the merge reads the file runs through chunk buffers, threads x file runs
+ * of them, sized to fit the rest; when there are too many file runs for
+ * chunks of at least MIN_CHUNK entries, groups of them are first merged
  * into longer ones.
  */
 #include <stdlib.h>
@@ -44,7 +45,7 @@ static int merge_group(struct ix_build *b, const struct ix_run *runs, size_t n, 
                        struct ix_run *out)
 {
 	struct ix_cursor *c = calloc(n, sizeof *c);
-	struct ix_entry **bufs = calloc(n, sizeof *bufs), *wbuf = malloc(chunk * sizeof *wbuf);
+	struct ix_entry **bufs = calloc(n, sizeof(struct ix_entry *)), *wbuf = malloc(chunk * sizeof *wbuf);
 	uint64_t *from = calloc(n, sizeof *from), *to = calloc(n, sizeof *to);
 	struct ix_merge m = {0};
 	int fd = -1;
@@ -71,7 +72,7 @@ static int merge_group(struct ix_build *b, const struct ix_run *runs, size_t n, 
 	}
 	if (rc == 0 && k)
 		rc = umt__ix_pwrite_all(fd, wbuf, k * sizeof *wbuf, written * sizeof *wbuf);
-	*out = (struct ix_run){NULL, fd, written + k};
+	*out = (struct ix_run){NULL, fd, written + k, 0};
 	umt__ix_merge_free(&m);
 	for (size_t i = 0; bufs && i < n; i++)
 		free(bufs[i]);
@@ -83,31 +84,49 @@ static int merge_group(struct ix_build *b, const struct ix_run *runs, size_t n, 
 	return rc;
 }
 
-/* Merges groups of runs until threads x runs chunks of MIN_CHUNK fit the budget. */
+/* The budget left for the merge's read buffers: what the runs kept in memory do not hold. */
+static uint64_t read_budget(const struct ix_build *b)
+{
+	uint64_t left = b->budget > b->mem_run_bytes ? b->budget - b->mem_run_bytes : 0;
+	return left > b->budget / 2 ? left : b->budget / 2;
+}
+
+/* Puts the memory runs first: [0, mem) in memory, [mem, nruns) in files. */
+static size_t memory_runs_first(struct ix_build *b)
+{
+	size_t mem = 0;
+	for (size_t i = 0; i < b->nruns; i++)
+		if (b->runs[i].mem) {
+			struct ix_run t = b->runs[mem];
+			b->runs[mem++] = b->runs[i];
+			b->runs[i] = t;
+		}
+	return mem;
+}
+
+/* Merges groups of file runs until threads x file runs chunks of MIN_CHUNK fit. */
 static int reduce_runs(struct ix_build *b)
 {
-	size_t fan_in = (size_t)(b->budget / (b->threads * (uint64_t)MIN_CHUNK * sizeof(struct ix_entry)));
+	uint64_t budget = read_budget(b);
+	size_t fan_in = (size_t)(budget / (b->threads * (uint64_t)MIN_CHUNK * sizeof(struct ix_entry)));
 	if (fan_in < 2)
 		fan_in = 2;
-	while (b->nruns > fan_in) {
-		size_t groups = (b->nruns + fan_in - 1) / fan_in, k = 0;
-		size_t chunk = (size_t)(b->budget / ((fan_in + 1) * sizeof(struct ix_entry)));
-		struct ix_run *next = calloc(groups, sizeof *next);
-		if (next == NULL)
-			return umt__failf(UMT_E_NOMEM, "index build: out of memory");
-		for (size_t g = 0; g < b->nruns; g += fan_in) {
+	size_t mem = memory_runs_first(b);
+	while (b->nruns - mem > fan_in) {
+		size_t files = b->nruns - mem, groups = (files + fan_in - 1) / fan_in, k = mem;
+		size_t chunk = (size_t)(budget / ((fan_in + 1) * sizeof(struct ix_entry)));
+		for (size_t g = mem; g < b->nruns; g += fan_in) {
 			size_t n = b->nruns - g < fan_in ? b->nruns - g : fan_in;
-			int rc = merge_group(b, &b->runs[g], n, chunk, &next[k++]);
-			if (rc < 0) {
-				free(next);
+			struct ix_run merged;
+			int rc = merge_group(b, &b->runs[g], n, chunk, &merged);
+			if (rc < 0)
 				return rc;
-			}
+			b->runs[k++] = merged; /* g >= k: the group was read before its slot is reused */
 			b->disk_runs++;
-			b->temp_bytes += next[k - 1].count * sizeof(struct ix_entry);
+			b->temp_bytes += merged.count * sizeof(struct ix_entry);
 		}
-		free(b->runs); /* the file runs' descriptors belong to the commit */
-		b->runs = next;
-		b->nruns = b->runs_cap = groups;
+		b->nruns = mem + groups; /* the file runs' descriptors belong to the commit */
+		b->stats.merge_passes++;
 	}
 	return 0;
 }
@@ -208,7 +227,7 @@ static int merge_part(struct ix_build *b, struct ix_part *pt)
 {
 	size_t n = b->nruns, alloc = n ? n : 1;
 	struct ix_cursor *c = calloc(alloc, sizeof *c);
-	struct ix_entry **bufs = calloc(alloc, sizeof *bufs);
+	struct ix_entry **bufs = calloc(alloc, sizeof(struct ix_entry *));
 	uint64_t *from = calloc(alloc, sizeof *from), *to = calloc(alloc, sizeof *to);
 	struct ix_merge m = {0};
 	int rc = c && bufs && from && to ? 0 : umt__failf(UMT_E_NOMEM, "index build: out of memory");
@@ -217,7 +236,11 @@ static int merge_part(struct ix_build *b, struct ix_part *pt)
 		if (rc == 0)
 			rc = umt__ix_run_seek(&b->runs[i], pt->end_page, &to[i]);
 	}
-	uint64_t chunk = b->budget / ((uint64_t)b->threads * (n ? n : 1) * sizeof(struct ix_entry));
+	size_t files = 0;
+	for (size_t i = 0; i < n; i++)
+		files += b->runs[i].mem == NULL;
+	uint64_t chunk = read_budget(b) / ((uint64_t)b->threads * (files ? files : 1) *
+	                                   sizeof(struct ix_entry));
 	if (rc == 0)
 		rc = open_cursors(b->runs, n, from, to, chunk < MIN_CHUNK ? MIN_CHUNK : (size_t)chunk, c,
 		                  bufs);

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "../commit.h"
-#include "ixint.h"
+#include "section.h"
 
 const char *const umt__ix_file_names[IX_F_COUNT] = {"mem.dir", "mem.post", "mem.skip"};
 static const char *const file_magic[IX_F_COUNT] = {"UMTIXDIR", "UMTIXPST", "UMTIXSKP"};
@@ -46,8 +46,15 @@ static int check_header(const umt_ix_header *h, uint64_t size)
 		return umt__ix_corrupt(UMT_E_CORRUPT, -1, 24, "header checksum mismatch");
 	if (h->HeaderSize != UMT_IX_HEADER_SIZE || h->Granule != UMT_IX_GRANULE ||
 	    h->PageSize != UMT_IX_PAGE || h->BlockPostings != UMT_IX_BLOCK ||
-	    h->FineMax != UMT_IX_FINE_MAX || h->Sections != UMT_IX_SECTION_MEMORY)
+	    h->FineMax != UMT_IX_FINE_MAX || !(h->Sections & UMT_IX_SECTION_MEMORY))
 		return umt__ix_corrupt(UMT_E_VERSION, -1, 12, "unsupported build parameters");
+	uint64_t known = UMT_IX_SECTION_MEMORY;
+	for (unsigned i = 0; umt__ix_sections[i]; i++)
+		known |= 1ull << umt__ix_sections[i]->bit;
+	if (h->Sections & ~known)
+		return umt__ix_corrupt(UMT_E_VERSION, -1, 48,
+		                       "sections 0x%llx unknown to this library (a newer build)",
+		                       (unsigned long long)(h->Sections & ~known));
 	return 0;
 }
 
@@ -86,11 +93,10 @@ static uint64_t listed_size(const umt_ix_header *h, const char *name)
 	return UINT64_MAX;
 }
 
-/* File @p f's size against the file table, and its file header. */
-static int check_file(const umt_index *ix, int f)
+/* A mapped file's size against the file table, and its file header. */
+static int check_named(const umt_index *ix, const struct umt_map *m, int f, const char *name,
+                       const char *magic)
 {
-	const char *name = umt__ix_file_names[f];
-	const struct umt_map *m = &ix->files[f];
 	uint64_t want = listed_size(&ix->header, name);
 	if (m->size != want)
 		return umt__failf(UMT_E_INCOMPLETE,
@@ -101,12 +107,48 @@ static int check_file(const umt_index *ix, int f)
 		return umt__ix_corrupt(UMT_E_TRUNCATED, f, m->size, "shorter than its header");
 	memcpy(&fh, m->data, sizeof fh);
 	static const uint8_t zero[sizeof fh.Zero];
-	if (memcmp(fh.Magic, file_magic[f], 8) != 0 || fh.Version != UMT_IX_VERSION ||
+	if (memcmp(fh.Magic, magic, 8) != 0 || fh.Version != UMT_IX_VERSION ||
 	    fh.Zero0 != 0 || memcmp(fh.Zero, zero, sizeof zero) != 0)
 		return umt__ix_corrupt(UMT_E_CORRUPT, f, 0, "not a %s of this version", name);
 	if (fh.BuildID != ix->header.BuildID)
 		return umt__ix_corrupt(UMT_E_CORRUPT, f, 16, "belongs to another build of the index");
 	return 0;
+}
+
+static int check_file(const umt_index *ix, int f)
+{
+	return check_named(ix, &ix->files[f], f, umt__ix_file_names[f], file_magic[f]);
+}
+
+int umt__ix_map_section_file(const umt_index *ix, int dirfd, const char *name, const char *magic,
+                             struct umt_map *out)
+{
+	memset(out, 0, sizeof *out);
+	if (listed_size(&ix->header, name) == UINT64_MAX)
+		return umt__ix_corrupt(UMT_E_CORRUPT, -1, 1024, "the file table lacks %s", name);
+	if (dirfd < 0)
+		return umt__failf(UMT_E_MISSING, "%s: not given (an index from buffers)", name);
+	int rc = umt__map_named(dirfd, name, out);
+	if (rc == UMT_E_MISSING)
+		return umt__failf(UMT_E_INCOMPLETE,
+		                  "%s: missing: incomplete index, the build did not finish", name);
+	if (rc == 0)
+		rc = check_named(ix, out, -1, name, magic);
+	if (rc < 0)
+		umt__unmap(out);
+	return rc;
+}
+
+/* The sections the header lists: each opens its own files. */
+static int open_sections(umt_index *ix, int dirfd)
+{
+	int rc = 0;
+	for (unsigned i = 0; rc == 0 && umt__ix_sections[i]; i++) {
+		const struct ix_section *sec = umt__ix_sections[i];
+		if (ix->header.Sections & (1ull << sec->bit))
+			rc = sec->open(ix, dirfd, ix->header.SectionInfo[sec->bit - 1]);
+	}
+	return rc;
 }
 
 static int map_files(umt_index *ix, int dirfd)
@@ -200,6 +242,8 @@ int umt_index_open(const umt_trace *t, const char *dir, umt_index **out)
 	if (rc == 0 && (rc = map_files(ix, dirfd)) == 0 && (rc = check_memory(ix)) == 0 &&
 	    (rc = umt_exec_view_init(&ix->view, t)) == 0 && (rc = umt_trace_get_info(t, &info)) == 0)
 		ix->exec_version = info.exec_version;
+	if (rc == 0)
+		rc = open_sections(ix, dirfd);
 	close(dirfd);
 	if (rc < 0) {
 		umt_index_close(ix);
@@ -230,6 +274,8 @@ int umt__ix_open_buffers(const umt_trace *t, const void *header, size_t header_s
 	if (rc == 0 && (rc = check_memory(ix)) == 0 && (rc = umt_exec_view_init(&ix->view, t)) == 0 &&
 	    (rc = umt_trace_get_info(t, &info)) == 0)
 		ix->exec_version = info.exec_version;
+	if (rc == 0)
+		rc = open_sections(ix, -1);
 	if (rc < 0) {
 		umt_index_close(ix);
 		return rc;
@@ -242,6 +288,8 @@ void umt_index_close(umt_index *ix)
 {
 	if (ix == NULL)
 		return;
+	for (unsigned i = 0; umt__ix_sections[i]; i++)
+		umt__ix_sections[i]->close(ix);
 	for (int f = 0; f < IX_F_COUNT; f++)
 		umt__unmap(&ix->files[f]);
 	free(ix);

@@ -13,7 +13,7 @@
  */
 #include <stdlib.h>
 
-#include "ixint.h"
+#include "section.h"
 
 struct vstate {
 	const umt_index *ix;
@@ -182,5 +182,9 @@ int umt_index_verify(const umt_index *ix)
 		                  (unsigned long long)v.postings,
 		                  (unsigned long long)ix->header.Memory.Accesses,
 		                  (unsigned long long)postings, (unsigned long long)accesses);
+	for (unsigned i = 0; umt__ix_sections[i]; i++)
+		if (ix->section_data[umt__ix_sections[i]->bit] &&
+		    (rc = umt__ix_sections[i]->verify(ix)) < 0)
+			return rc;
 	return 0;
 }

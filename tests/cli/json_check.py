@@ -257,7 +257,7 @@ def mem_data(v, where):
 MEMORY = obj({"at": integer, "address": hexnum, "length": integer, "data": mem_data,
               "sources": list_of(nullable(integer))})
 INDEX = obj({"index": string, "records": integer, "accesses": integer, "postings": integer,
-             "pages": integer, "bytes": integer, "exec_bytes": integer, "runs": integer,
+             "pages": integer, "bytes": integer, "exec_bytes": integer, "runs": integer, "merge_passes": integer,
              "temp_bytes": integer, "threads": integer, "seconds": number})
 
 SCHEMAS = {"exec": EXEC, "ins": INS, "syscalls": SYSCALL, "modules": MODULE,

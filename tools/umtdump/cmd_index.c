@@ -56,6 +56,7 @@ static void print(const struct opts *o, const char *dir, const umt_index_build_s
 		jw_u64(&j, "bytes", s->index_bytes);
 		jw_u64(&j, "exec_bytes", exec);
 		jw_u64(&j, "runs", s->runs);
+		jw_u64(&j, "merge_passes", s->merge_passes);
 		jw_u64(&j, "temp_bytes", s->temp_bytes);
 		jw_u64(&j, "threads", s->threads);
 		out_printf(",\"seconds\":%.3f", secs);
