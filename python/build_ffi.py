@@ -49,18 +49,10 @@ def declarations():
     return "\n".join(open(f, encoding="utf-8").read() for f in files)
 
 
-def has_salvage():
-    """Whether umtrace.h declares the salvage open flag (issue 11, section 2)."""
-    header = open(os.path.join(ROOT, "include", "umtrace", "umtrace.h"), encoding="utf-8").read()
-    return re.search(r"\bUMT_OPEN_SALVAGE\b", header) is not None
-
-
 def compile_args():
     args = ["-std=c11", "-O2", "-g0", "-D_POSIX_C_SOURCE=200809L", "-D_DEFAULT_SOURCE",
             "-fvisibility=hidden", "-Wall", "-Wno-unused-function"]
     args += pkg_config("--cflags") or ["-I/usr/include/libxml2"]
-    if has_salvage():
-        args.append("-DUMTPY_HAVE_SALVAGE=1")
     if os.environ.get("UMTRACE_SANITIZE") == "1":
         args += ["-fsanitize=address,undefined", "-fno-sanitize-recover=all",
                  "-fno-omit-frame-pointer", "-O1"]

@@ -34,7 +34,6 @@ int64_t umtpy_history_first(const umt_index *ix, uint64_t address, uint64_t leng
                             int reverse, uint64_t limit, const uint8_t *records,
                             umtpy_access_row *rows, uint64_t cap, umt_history **more);
 const uint8_t *umtpy_records_base(const umt_trace *t);
-unsigned umtpy_open_salvage_flag(void);
 uint64_t umtpy_ref_block_scan(const umt_trace *t, uint64_t begin, uint64_t end);
 int64_t umtpy_ref_history(const umt_index *ix, const uint64_t *addresses, const uint64_t *to,
                           uint64_t n, uint64_t length, unsigned kinds, int reverse, uint64_t limit);

@@ -93,7 +93,10 @@ typedef struct {
 	uint64_t syscall_count; int32_t syscall_version; int32_t unified_ids_version;
 	uint64_t module_count; uint64_t module_row_size; uint64_t thread_count;
 	uint64_t thread_row_size; uint64_t address_range_count; uint32_t dump_size;
-	uint32_t context_map_elems; int has_trace_xml;
+	uint32_t context_map_elems; int has_trace_xml; int salvaged; uint64_t exec_declared;
+	uint64_t ins_declared; uint64_t syscall_declared; uint64_t module_declared;
+	uint64_t thread_declared; uint64_t address_range_declared; int file_status[...];
+	const char *file_problem[...];
 	...;
 } umt_trace_info;
 int umt_trace_get_info(const umt_trace *t, umt_trace_info *out);
@@ -281,7 +284,8 @@ enum umt_file_id {
 	UMT_FILE_SYSCALL_VTABLE, UMT_FILE_SYSCALL_OFFSETS, UMT_FILE_MODULE, UMT_FILE_THREAD,
 	UMT_FILE_CONTEXT_MAP, UMT_FILE_ADDRESS_SPACE, UMT_FILE_TRACE_XML, UMT_FILE_COUNT, ...
 };
-enum umt_open_flag { UMT_OPEN_SEQUENTIAL, UMT_OPEN_RANDOM, ... };
+enum umt_open_flag { UMT_OPEN_SEQUENTIAL, UMT_OPEN_RANDOM, UMT_OPEN_SALVAGE, ... };
+enum umt_file_status { UMT_FILE_INTACT, UMT_FILE_REDUCED, UMT_FILE_UNAVAILABLE, ... };
 enum umt_rec_type {
 	UMT_REC_INSTRUCTION, UMT_REC_THREAD_BEGIN, UMT_REC_THREAD_END, UMT_REC_APP_END,
 	UMT_REC_SYSCALL_ENTRY, UMT_REC_SYSCALL_EXIT, UMT_REC_SYSCALL_SKIPPED, UMT_REC_CTX_APC,

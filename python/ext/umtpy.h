@@ -156,9 +156,6 @@ int64_t umtpy_history_first(const umt_index *ix, uint64_t address, uint64_t leng
 /** The first byte of exec.vtable in the mapping (offsets are from here). */
 const uint8_t *umtpy_records_base(const umt_trace *t);
 
-/** The open flag of the salvage mode (UMT_OPEN_SALVAGE) of this library, or 0 when it has none. */
-unsigned umtpy_open_salvage_flag(void);
-
 /* ---- references for the benchmark (reference.c) -------------------------- */
 
 /** umtbench's block scan ("scan"): thread, type, flags and InsID of every record, summed. */

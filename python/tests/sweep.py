@@ -4,8 +4,9 @@ umtrace package, catching only umtrace.Error: run by test_errors.py in a
 child process on corrupt traces, so that a crash of the interpreter (a
 signal) or any other exception fails the test.
 
-    sweep.py TRACE_DIR...   (prints the errors met per trace; exit 0 when
-                             nothing but umtrace.Error was raised)
+    sweep.py TRACE_DIR...   (prints the errors met per trace, opened strictly
+                             and in salvage mode; exit 0 when nothing but
+                             umtrace.Error was raised)
 """
 import sys
 
@@ -37,12 +38,13 @@ def sweep_record(errors, r):
     attempt(errors, r.accesses)
 
 
-def sweep(path):
+def sweep(path, salvage):
     errors = []
-    t = attempt(errors, umtrace.open, path)
+    t = attempt(errors, umtrace.open, path, salvage)
     if t is None:
         return errors
     with t:
+        attempt(errors, lambda: (t.info, t.salvaged, t.counts))
         attempt(errors, lambda: t.metadata.as_dict())
         for view in ("instructions", "threads", "modules", "address_ranges", "syscall_offsets",
                      "exec_offsets", "prev_next"):
@@ -68,8 +70,9 @@ def sweep(path):
 
 def main():
     for path in sys.argv[1:]:
-        errors = sweep(path)
-        print(f"{path}: {len(errors)} errors")
+        errors = sweep(path, False)
+        salvaged = sweep(path, True)  # what a salvage open keeps, read the same way
+        print(f"{path}: {len(errors)} errors, {len(salvaged)} in salvage mode")
 
 
 if __name__ == "__main__":

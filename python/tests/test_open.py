@@ -110,15 +110,31 @@ def test_open_errors(tmp_path, traces):
         assert len(t) == 30000
 
 
-def test_salvage_needs_the_library_mode(traces):
-    from umtrace._ffi import lib
-    if lib.umtpy_open_salvage_flag():
-        with umtrace.open(traces["2015"], salvage=True) as t:
-            assert len(t) == 30000
-    else:
-        with pytest.raises(umtrace.InvalidError) as e:
-            umtrace.open(traces["2015"], salvage=True)
-        assert "UMT_OPEN_SALVAGE" in str(e.value)
+def test_salvage_reads_what_is_left(tools, bad_traces, sample):
+    d = bad_traces["damaged"]  # thread.itable cut to 20 bytes, exec.vtable short of 100
+    with pytest.raises(umtrace.ContentError):
+        umtrace.open(d)
+    want = tools.json("--salvage", "info", d, check=False)[0]  # (exit 1: something lost)
+    notes = subprocess.run([tools.umtdump, "--salvage", "info", d], capture_output=True,
+                           text=True).stderr
+    with umtrace.open(d, salvage=True) as t, umtrace.open(sample) as good:
+        info = t.info
+        assert info["salvaged"] == 1 and len(t) == want["exec_count"] < len(good)
+        assert info["exec_declared"] == len(good) and info["thread_count"] == 0
+        lost = t.salvaged
+        assert set(lost) == {"exec.vtable", "thread.itable"}
+        assert lost["exec.vtable"][0] == "reduced" and lost["thread.itable"][0] == "unavailable"
+        for name, (_, why) in lost.items():
+            assert f"{name} " in notes and why in notes  # umtdump's salvage notes
+        fields = ("thread", "type", "flags", "ins_id")
+        c, g = t.columns(fields=fields), good.columns(0, len(t), fields=fields)
+        assert all(c[f].tolist() == g[f].tolist() for f in fields)
+        assert len(t.threads) == 0 and len(t.prev_next) == len(t)
+        with pytest.raises(umtrace.Error) as e:
+            t.thread(0).ids()
+        assert "thread.itable" in e.value.message
+    with umtrace.open(sample, salvage=True) as t:
+        assert t.info["salvaged"] == 0 and t.salvaged == {}
 
 
 def test_help_is_useful():

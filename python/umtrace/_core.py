@@ -5,11 +5,13 @@ instead of the ``Trace``: the trace's C handle (through its ``Handle``, so
 that the mapping outlives ``Trace.close()`` while they live), its header
 values, its name tables and the caches built once per trace.
 """
+import mmap
+import os
 import threading
 
 import numpy as np
 
-from ._errors import check
+from ._errors import IoError, check
 from ._ffi import ffi, lib
 from ._handle import mapped_array
 
@@ -20,15 +22,18 @@ def cstr(p):
 
 
 def struct_dict(cdata, skip=()):
-    """The fields of a C struct as a dict (strings decoded, pointers left out)."""
+    """The fields of a C struct as a dict (strings decoded, arrays as lists,
+    other pointers left out)."""
     out = {}
     for name, field in ffi.typeof(cdata[0]).fields:
         if name in skip:
             continue
-        v = getattr(cdata, name)
-        if field.type.kind == "pointer":
-            if field.type.item.cname == "char":
-                out[name] = cstr(v)
+        v, ct = getattr(cdata, name), field.type
+        if ct.kind == "array":
+            ct, v = ct.item, list(v)
+        if ct.kind == "pointer":
+            if ct.item.cname == "char":
+                out[name] = [cstr(x) for x in v] if isinstance(v, list) else cstr(v)
             continue
         out[name] = v
     return out
@@ -77,9 +82,30 @@ class Core:
 
     def file_view(self, file):
         """The whole of file @file (a File) as a read-only uint8 view (empty when absent)."""
+        if file == lib.UMT_FILE_EXEC_PREV_NEXT:
+            return self._links_view()
         stamp = ffi.new("umt_file_stamp *")
         check(lib.umt_trace_file_stamp(self.t, int(file), stamp))
-        return mapped_array(self.handle, stamp.head, np.uint8, stamp.size if stamp.present else 0)
+        return mapped_array(self.handle, stamp.head, np.uint8,
+                            stamp.size if stamp.head != ffi.NULL else 0)
+
+    def _links_view(self):
+        """exec.prev_next.column, mapped here once: the library maps it on
+        first use and gives no pointer to it. The library is asked first
+        (umt_exec_links() raises why the column cannot be used, such as a
+        file replaced since open), then the file mapped is checked to be the
+        one the library opened (size and modification time of its stamp)."""
+        with self.lock:
+            if "links" in self.memo:
+                return self.memo["links"]
+            if self.info["exec_count"]:
+                prev, nxt = ffi.new("int64_t *"), ffi.new("int64_t *")
+                check(lib.umt_exec_links(self.t, 0, prev, nxt))
+            stamp = ffi.new("umt_file_stamp *")
+            check(lib.umt_trace_file_stamp(self.t, lib.UMT_FILE_EXEC_PREV_NEXT, stamp))
+            self.memo["links"] = _map_file(os.path.join(self.path, "exec.prev_next.column"),
+                                           stamp)
+            return self.memo["links"]
 
     def reg_name(self, reg):
         """Name of register @reg in this trace (umt_reg_name(): always one)."""
@@ -93,6 +119,22 @@ class Core:
             if self._ins_cache is None:
                 self._ins_cache = _InsCache(self.t, self.info["ins_count"])
             return self._ins_cache
+
+
+def _map_file(path, stamp):
+    """File @path mapped read-only as a uint8 array, if it is the file of @stamp."""
+    if not stamp.present:
+        return np.empty(0, np.uint8)
+    with open(path, "rb") as f:
+        st = os.fstat(f.fileno())
+        if (st.st_size, st.st_mtime_ns) != (stamp.size,
+                                            stamp.mtime_sec * 10**9 + stamp.mtime_nsec):
+            raise IoError(f"{os.path.basename(path)}: file changed since the trace was opened",
+                          lib.UMT_E_IO)
+        if st.st_size == 0:
+            return np.empty(0, np.uint8)
+        view = np.frombuffer(mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ), np.uint8)
+    return view
 
 
 class _InsCache:

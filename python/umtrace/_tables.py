@@ -31,43 +31,51 @@ def _rows(core, getter, cname, count, dtype):
 
 def instructions(core):
     """ins.itable rows (insRec; itemsize RowSize)."""
-    h = _header(core, File.INS, "umt_extra_table_header")
-    return _rows(core, lib.umt_ins_get, "umt_ins_rec", core.info["ins_count"],
-                 _dtypes.ins_row(h["RowSize"]))
+    n = core.info["ins_count"]  # 0 also when a salvage open lost the table
+    size = _header(core, File.INS, "umt_extra_table_header")["RowSize"] if n else 64
+    return _rows(core, lib.umt_ins_get, "umt_ins_rec", n, _dtypes.ins_row(size))
 
 
 def threads(core):
     """thread.itable rows (threadRec; 40 or 48 bytes)."""
     return _rows(core, lib.umt_thread_get, "umt_thread_rec", core.info["thread_count"],
-                 _dtypes.thread_row(core.info["thread_row_size"]))
+                 _dtypes.thread_row(core.info["thread_row_size"] or 40))
 
 
 def modules(core):
     """module.itable rows (moduleRec; 2015 fields with 64-byte rows)."""
     return _rows(core, lib.umt_module_get, "umt_module_rec", core.info["module_count"],
-                 _dtypes.module_row(core.info["module_row_size"]))
+                 _dtypes.module_row(core.info["module_row_size"] or 64))
 
 
 def address_ranges(core):
     """address_space.itable rows (First, Last)."""
-    h = _header(core, File.ADDRESS_SPACE, "umt_table_header")
-    return _rows(core, lib.umt_address_range_get, "umt_address_range",
-                 core.info["address_range_count"], _dtypes.address_range_row(h["RowSize"]))
+    n = core.info["address_range_count"]
+    size = _header(core, File.ADDRESS_SPACE, "umt_table_header")["RowSize"] if n else 16
+    return _rows(core, lib.umt_address_range_get, "umt_address_range", n,
+                 _dtypes.address_range_row(size))
+
+
+def _entries(core, file, dtype, count):
+    """The first @count entries of a file without a header (fewer when a
+    salvaged trace kept fewer)."""
+    return core.file_view(file)[:count * dtype.itemsize].view(dtype)
 
 
 def exec_offsets(core):
-    """exec.offsets: RecordCount + 1 offsets into exec.vtable."""
-    return core.file_view(File.EXEC_OFFSETS).view(_dtypes.EXEC_OFFSET)
+    """exec.offsets: the offsets into exec.vtable of the records (and one past the last)."""
+    return _entries(core, File.EXEC_OFFSETS, _dtypes.EXEC_OFFSET, core.info["exec_count"] + 1)
 
 
 def prev_next(core):
     """exec.prev_next.column: (Prev, Next) of every record (mapped on first use)."""
-    return core.file_view(File.EXEC_PREV_NEXT).view(_dtypes.PREV_NEXT)
+    return _entries(core, File.EXEC_PREV_NEXT, _dtypes.PREV_NEXT, core.info["exec_count"])
 
 
 def syscall_offsets(core):
     """syscall.offsets: (Offset, Size) of every syscall record in syscall.vtable."""
-    return core.file_view(File.SYSCALL_OFFSETS).view(_dtypes.SYSCALL_OFFSET)
+    return _entries(core, File.SYSCALL_OFFSETS, _dtypes.SYSCALL_OFFSET,
+                    core.info["syscall_count"])
 
 
 def context_map(core):

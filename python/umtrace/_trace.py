@@ -29,9 +29,10 @@ def open(path, salvage=False, names=None, hint=None):  # noqa: A001 - the packag
     the XED and syscall headers shipped with the format documentation (or a
     ``Names``), for mnemonic, form, category and syscall names. @hint:
     "sequential" (scans) or "random" (lookups by ID on cold data).
-    @salvage: open a damaged trace as far as it can be read; this needs a
-    libumtrace with the salvage mode (UMT_OPEN_SALVAGE, issue 11 section 2):
-    without one, ``InvalidError`` says so.
+    @salvage: open a damaged trace (crashed tracer, full disk, interrupted
+    copy) for what it still holds (UMT_OPEN_SALVAGE): the records up to the
+    last one wholly inside the files, the tables that can be read; what was
+    lost raises its error when asked for, and ``Trace.salvaged`` lists it.
 
     Raises ``MissingError`` (a required file is missing: not a trace),
     ``IncompleteError`` (its writer did not finish), ``VersionError``,
@@ -45,10 +46,7 @@ def open(path, salvage=False, names=None, hint=None):  # noqa: A001 - the packag
         raise InvalidError(f"hint {hint!r}: None, 'sequential' or 'random'")
     flags = flags[hint]
     if salvage:
-        if not lib.umtpy_open_salvage_flag():
-            raise InvalidError("salvage: this libumtrace has no salvage mode "
-                               "(UMT_OPEN_SALVAGE, issue 11 section 2)")
-        flags |= lib.umtpy_open_salvage_flag()
+        flags |= lib.UMT_OPEN_SALVAGE
     if names is not None and not isinstance(names, Names):
         names = Names(names)
     path = os.fspath(path)
@@ -120,9 +118,21 @@ class Trace:
 
     @property
     def info(self):
-        """Header values (umt_trace_info): counts, format versions, row
-        sizes, dump size, has_trace_xml."""
+        """Header values (umt_trace_info): counts (readable, and declared:
+        they differ after a salvage open), format versions, row sizes, dump
+        size, has_trace_xml, salvaged, file_status and file_problem (per
+        File)."""
         return dict(self._core.info)
+
+    @property
+    def salvaged(self):
+        """What a salvage open (open(salvage=True)) reduced or lost:
+        {file name: ("reduced" | "unavailable", why)}; {} for an intact trace.
+        ``info`` holds the counts readable and declared."""
+        info = self._core.info
+        status = {lib.UMT_FILE_REDUCED: "reduced", lib.UMT_FILE_UNAVAILABLE: "unavailable"}
+        return {self.file_name(f): (status.get(s, s), info["file_problem"][f])
+                for f, s in enumerate(info["file_status"]) if s != lib.UMT_FILE_INTACT}
 
     @property
     def counts(self):
