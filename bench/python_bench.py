@@ -158,7 +158,7 @@ def bench_records(trace, runs):
 def index_of(trace):
     try:
         return trace.index()
-    except (umtrace.MissingError, umtrace.StaleError):
+    except umtrace.Error:  # none, stale, or of another format version: build it
         t0 = time.perf_counter()
         ix = trace.build_index()
         print(f"index    built in {time.perf_counter() - t0:.1f} s into {ix.directory}")
