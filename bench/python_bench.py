@@ -211,10 +211,18 @@ def bench_index(trace, runs, queries):
     one = lambda: [ix.history(a, 8) for h in halves for a in h]  # noqa: E731
     two = lambda: on_threads(2, lambda k: [ix.history(a, 8) for a in halves[k]])  # noqa: E731
     # (all the accesses of each address: C work dominates, as in real analyses)
-    a, b = alternate([one, two], runs)
+    half = [addrs[:len(few)][0::2].copy(), addrs[:len(few)][1::2].copy()]
+    c_half = lambda k: lib.umtpy_ref_history(  # noqa: E731
+        ix._live().ptr, ffi.from_buffer("uint64_t[]", half[k]),
+        ffi.from_buffer("uint64_t[]", to), len(half[k]), 8, kinds, 0, 0)
+    c_one = lambda: [c_half(k) for k in range(2)]  # noqa: E731
+    c_two = lambda: on_threads(2, c_half)  # noqa: E731
+    a, b, ca, cb = alternate([one, two, c_one, c_two], runs)
     report("index", "history() (all) on 2 threads", len(few) / med(b) / 1e3, "K/s",
            "1 thread K/s", len(few) / med(a) / 1e3, med(a) / med(b), "> 1.00",
            med(a) / med(b) > 1.0)
+    report("index", "the C loop on 2 Python threads", len(few) / med(cb) / 1e3, "K/s",
+           "1 thread K/s", len(few) / med(ca) / 1e3, med(ca) / med(cb))
 
 
 def find_umtgen(given):
