@@ -342,6 +342,7 @@ int umt_index_build(const umt_trace *t, const char *dir, const umt_index_build_o
 	b.t = t;
 	b.dir = dir;
 	b.dirfd = -1;
+	b.spill_fd = -1;
 	if (o)
 		b.o = *o;
 	else

@@ -4,12 +4,15 @@
  */
 #include <errno.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "build.h"
+#include "calls.h"
 #include "encode.h"
 
 /* Sections are added here, one line each, in bit order. */
 const struct ix_section *const umt__ix_sections[] = {
+	&umt__ix_calls_section, /* bit 2: calls and their returns (calls.h) */
 	NULL,
 };
 
@@ -33,4 +36,36 @@ int umt__ixb_file_header(const struct ix_build *b, int fd, const char *magic)
 	h.Version = UMT_IX_VERSION;
 	h.BuildID = b->build_id;
 	return umt__ix_pwrite_all(fd, &h, sizeof h, 0);
+}
+
+int umt__ixb_spill(struct ix_build *b, const void *p, size_t n, uint64_t *at)
+{
+	int rc = 0;
+	pthread_mutex_lock(&b->mu);
+	if (b->spill_fd < 0)
+		rc = umt__commit_scratch(b->commit, "sections.spill", &b->spill_fd);
+	if (rc == 0) {
+		*at = b->spill_end;
+		b->spill_end += n;
+	}
+	int fd = b->spill_fd;
+	pthread_mutex_unlock(&b->mu);
+	return rc < 0 ? rc : umt__ix_pwrite_all(fd, p, n, *at); /* its own bytes: no lock */
+}
+
+int umt__ixb_spill_read(struct ix_build *b, void *p, size_t n, uint64_t at)
+{
+	uint8_t *q = p;
+	while (n > 0) {
+		ssize_t k = pread(b->spill_fd, q, n, (off_t)at);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return umt__failf(UMT_E_IO, "index build: cannot read back the spill file: %s",
+			                  k < 0 ? strerror(errno) : "short file");
+		q += k;
+		n -= (size_t)k;
+		at += (uint64_t)k;
+	}
+	return 0;
 }

@@ -12,8 +12,10 @@
  * scans it calls range_begin, then record() for every record of the range
  * in order, then range_end. A range does not know the state at its start
  * (which registers hold what, which calls are open): it records what it
- * saw relative to an unknown start, spilling to scratch files
- * (umt__ixb_scratch) what does not fit a small constant. After the scan,
+ * saw relative to an unknown start, spilling what does not fit a small
+ * constant to the build's spill file (umt__ixb_spill(): one file shared by
+ * every section and range, so that a thousand ranges do not hold a thousand
+ * descriptors) and keeping only where it went. After the scan,
  * assemble() gets every range's state in record order on the calling
  * thread, composes them (the state at the start of range k is that at the
  * end of range k - 1), writes the section's final files through
@@ -61,6 +63,16 @@ UMT_HIDDEN extern const struct ix_section *const umt__ix_sections[];
  * UMT_IX_MAX_FILES files), UMT_E_IO, UMT_E_NOMEM.
  */
 UMT_HIDDEN int umt__ixb_create(struct ix_build *b, const char *name, int *fd);
+
+/**
+ * Appends @p n bytes to the build's spill file (created on first use,
+ * removed with the build); thread-safe. *at receives their offset, for
+ * umt__ixb_spill_read(). @return 0; UMT_E_IO, UMT_E_NOMEM.
+ */
+UMT_HIDDEN int umt__ixb_spill(struct ix_build *b, const void *p, size_t n, uint64_t *at);
+
+/** Reads back @p n bytes at @p at of the spill file. @return 0; UMT_E_IO. */
+UMT_HIDDEN int umt__ixb_spill_read(struct ix_build *b, void *p, size_t n, uint64_t at);
 
 /**
  * Maps section file @p name of an index being opened: present, of the size
