@@ -15,7 +15,7 @@
 
 #include "calls.h"
 
-#define BLOCK 1024u /* frames per spilled block */
+#define BLOCK umt__ix_calls_limits.stack_block /* frames per spilled block */
 #define NONE UINT64_MAX
 
 struct frame {
@@ -24,7 +24,7 @@ struct frame {
 
 struct rthread {
 	struct frame *f;     /* the top of the stack, in memory */
-	size_t n, cap;       /* frames in f, its capacity (at most 2 * BLOCK) */
+	size_t n, cap;       /* frames in f, its capacity */
 	uint64_t *spilled;   /* offsets of the blocks below f in the spill file, bottom first */
 	size_t nspilled, spilled_cap;
 	uint64_t base, next; /* the thread's first row; its next row */

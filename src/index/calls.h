@@ -133,6 +133,31 @@ UMT_HIDDEN size_t umt__ix_call_encode(struct call_coder *c, const struct call_ev
 UMT_HIDDEN int umt__ix_call_decode(struct call_coder *c, const uint8_t **p, const uint8_t *end,
                                    struct call_event *e);
 
+/* ---- sizes ----------------------------------------------------------------------------------- */
+
+/**
+ * The sizes of the section's buffers, each a constant of the build
+ * (defined in callscan.c). Tests shrink them so that every spill path runs
+ * on small traces; the files must come out the same bytes.
+ */
+struct calls_limits {
+	uint32_t chunk;       /* events a range buffers before encoding them (<= CALL_CHUNK_MAX) */
+	size_t tail_cap;      /* bytes of encoded events a range holds while it scans */
+	size_t tail_keep;     /* ... and keeps after its scan when it spilled nothing */
+	uint32_t stack_block; /* frames of a spilled block of a replay's stack */
+	uint32_t window_min;  /* rows of a thread's window in calls.tab, at least */
+	uint32_t window_max;  /* ... and at most */
+	size_t window_bytes;  /* the windows together */
+	size_t patch_max;     /* patches gathered before they are applied */
+	size_t sort_entries;  /* entries the sorter holds in memory */
+	size_t merge_bytes;   /* the merge's read buffers together */
+	size_t merge_min;     /* entries of one run's read buffer, at least */
+};
+
+#define CALL_CHUNK_MAX 1024u
+
+UMT_HIDDEN extern struct calls_limits umt__ix_calls_limits;
+
 /* ---- the scan's per-range state (callscan.c) ----------------------------------------------- */
 
 /** Calls of one thread in one range. */

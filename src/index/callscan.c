@@ -2,7 +2,8 @@
  * libumtrace - the calls section in the build's scan (calls.h): per range,
  * the events of its records (callextract.c) gathered in a small buffer,
  * encoded (callevent.c) into a stream that goes to the build's spill file
- * whenever TAIL_CAP bytes are pending, and per thread the calls it made.
+ * whenever tail_cap bytes are pending (calls.h, the limits), and per thread
+ * the calls it made.
  *
  * A call's target is its thread's next record: when that record comes
  * while the call's event is still in the buffer (nearly always), the event
@@ -16,9 +17,19 @@
 #include "build.h"
 #include "calls.h"
 
-#define CHUNK 1024u            /* events buffered before they are encoded */
-#define TAIL_CAP (64u << 10)   /* bytes of encoded events a range holds while it scans */
-#define TAIL_KEEP (4u << 10)   /* ... and keeps after its scan, when it spilled nothing */
+struct calls_limits umt__ix_calls_limits = {
+	.chunk = CALL_CHUNK_MAX,
+	.tail_cap = 64u << 10,
+	.tail_keep = 4u << 10,
+	.stack_block = 1024,
+	.window_min = 16,
+	.window_max = 4096,
+	.window_bytes = 16u << 20,
+	.patch_max = 65536,
+	.sort_entries = (size_t)1 << 20, /* 24 MiB */
+	.merge_bytes = 8u << 20,
+	.merge_min = 256,
+};
 
 /* What a range needs while it scans. */
 struct scan_threads {
@@ -27,7 +38,7 @@ struct scan_threads {
 	uint64_t *calls;             /* calls per thread */
 	uint64_t nthreads;
 	uint32_t n, chunk;           /* events in buf; chunks encoded so far */
-	struct call_event buf[CHUNK];
+	struct call_event buf[CALL_CHUNK_MAX];
 };
 
 static int spill_tail(struct calls_range *s)
@@ -73,7 +84,7 @@ static int range_emit(void *ctx, const struct call_event *e, struct call_thread_
 {
 	struct calls_range *s = ctx;
 	struct scan_threads *st = s->scan;
-	if (st->n == CHUNK) {
+	if (st->n == umt__ix_calls_limits.chunk) {
 		int rc = encode_chunk(s);
 		if (rc < 0)
 			return rc;
@@ -116,8 +127,8 @@ int umt__ix_calls_range_begin(struct ix_build *b, unsigned range, uint64_t first
 	s->coder.id = s->first;
 	uint64_t n = umt_thread_count(b->t);
 	struct scan_threads *st = s->scan = calloc(1, sizeof *st);
-	s->tail = malloc(TAIL_CAP);
-	s->tail_cap = TAIL_CAP;
+	s->tail_cap = umt__ix_calls_limits.tail_cap;
+	s->tail = malloc(s->tail_cap);
 	if (st && s->tail) {
 		st->nthreads = n;
 		st->th = calloc(n ? n : 1, sizeof *st->th);
@@ -172,7 +183,7 @@ int umt__ix_calls_range_end(struct ix_build *b, void *state)
 	(void)b;
 	struct calls_range *s = state;
 	int rc = encode_chunk(s);
-	if (rc == 0 && (s->nsegs > 0 || s->tail_len > TAIL_KEEP))
+	if (rc == 0 && (s->nsegs > 0 || s->tail_len > umt__ix_calls_limits.tail_keep))
 		rc = spill_tail(s);
 	if (rc == 0 && s->tail_len < s->tail_cap) { /* keep only what the tail holds */
 		uint8_t *p = realloc(s->tail, s->tail_len ? s->tail_len : 1);

@@ -2,17 +2,15 @@
  * libumtrace - the calls section's index by target (calls.h): entries
  * (target, call record, row) sorted by target then call record, written as
  * calls.tgt (one entry per distinct target) and calls.byt (the rows).
- * An external sort: SORT_ENTRIES entries in memory, sorted runs in the
- * build's spill file beyond them, merged through small read buffers.
+ * An external sort: sort_entries entries in memory (calls.h, the limits),
+ * sorted runs in the build's spill file beyond them, merged through small
+ * read buffers.
  */
 #include <stdlib.h>
 
 #include "build.h"
 #include "calls.h"
 
-#define SORT_ENTRIES ((size_t)1 << 20) /* 24 MiB of entries in memory */
-#define MERGE_BYTES (8u << 20)          /* the merge's read buffers together */
-#define MERGE_MIN 256u                  /* entries a run's read buffer holds at least */
 
 struct srun {
 	uint64_t at, count; /* in the spill file */
@@ -42,7 +40,7 @@ static bool key_less(const struct call_key *x, const struct call_key *y)
 int umt__ix_csort_new(struct ix_build *b, struct call_sorter **out)
 {
 	struct call_sorter *s = calloc(1, sizeof *s);
-	if (s == NULL || (s->buf = malloc(SORT_ENTRIES * sizeof *s->buf)) == NULL) {
+	if (s == NULL || (s->buf = malloc(umt__ix_calls_limits.sort_entries * sizeof *s->buf)) == NULL) {
 		free(s);
 		return umt__failf(UMT_E_NOMEM, "index build: out of memory");
 	}
@@ -84,7 +82,7 @@ static int spill_run(struct call_sorter *s)
 
 int umt__ix_csort_add(struct call_sorter *s, const struct call_key *k)
 {
-	if (s->n == SORT_ENTRIES) {
+	if (s->n == umt__ix_calls_limits.sort_entries) {
 		int rc = spill_run(s);
 		if (rc < 0)
 			return rc;
@@ -179,8 +177,9 @@ static void sift_down(struct cursor **h, size_t n, size_t i)
 
 static int merge_runs(struct call_sorter *s, struct tgt_out *o)
 {
-	size_t k = s->nruns, cap = MERGE_BYTES / sizeof(struct call_key) / k;
-	cap = cap < MERGE_MIN ? MERGE_MIN : cap;
+	const struct calls_limits *l = &umt__ix_calls_limits;
+	size_t k = s->nruns, cap = l->merge_bytes / sizeof(struct call_key) / k;
+	cap = cap < l->merge_min ? l->merge_min : cap;
 	struct cursor *c = calloc(k, sizeof *c), **h = calloc(k, sizeof *h);
 	struct call_key *mem = malloc(k * cap * sizeof *mem);
 	int rc = c && h && mem ? 0 : umt__failf(UMT_E_NOMEM, "index build: out of memory");

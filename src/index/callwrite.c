@@ -18,11 +18,7 @@
 #include "calls.h"
 
 #define NONE UINT64_MAX
-#define WINDOW_BYTES (16u << 20) /* rows the threads' windows hold together, in bytes */
-#define WINDOW_MIN 16u
-#define WINDOW_MAX 4096u
-#define PATCH_MAX 65536u          /* patches gathered before they are applied */
-#define PATCH_BLOCK 1024u         /* rows read, patched and written back at once */
+#define PATCH_BLOCK 1024u /* rows read, patched and written back at once */
 #define ROW_AT(row) (64 + (row) * sizeof(umt_ix_call_row))
 
 /* A change to a row already written: its end or its target. */
@@ -115,7 +111,7 @@ static int change(struct cwriter *w, int32_t thread, uint64_t row, const struct 
 		patch_row(&win->rows[row - win->first], p);
 		return 0;
 	}
-	if (w->npatches == PATCH_MAX) {
+	if (w->npatches == umt__ix_calls_limits.patch_max) {
 		int rc = apply_patches(w);
 		if (rc < 0)
 			return rc;
@@ -242,10 +238,12 @@ static int writer_init(struct cwriter *w, struct ix_build *b, uint64_t n, const 
 	memset(w, 0, sizeof *w);
 	w->b = b;
 	w->nthreads = n;
-	uint64_t per = WINDOW_BYTES / sizeof(umt_ix_call_row) / (threads_with_calls + 1);
-	w->window = per < WINDOW_MIN ? WINDOW_MIN : per > WINDOW_MAX ? WINDOW_MAX : (uint32_t)per;
+	const struct calls_limits *l = &umt__ix_calls_limits;
+	uint64_t per = l->window_bytes / sizeof(umt_ix_call_row) / (threads_with_calls + 1);
+	w->window = per < l->window_min ? l->window_min : per > l->window_max ? l->window_max
+	                                                                     : (uint32_t)per;
 	w->w = calloc(n ? n : 1, sizeof *w->w);
-	w->patches = malloc(PATCH_MAX * sizeof *w->patches);
+	w->patches = malloc(l->patch_max * sizeof *w->patches);
 	w->block = malloc(PATCH_BLOCK * sizeof *w->block);
 	if (w->w == NULL || w->patches == NULL || w->block == NULL)
 		return umt__failf(UMT_E_NOMEM, "index build: out of memory");
