@@ -69,6 +69,15 @@ print(" ".join(seen[:6]))'); do
 		check "$trace" mem --index "$idx" --at 1
 		operands=""
 	done
+	# calls and stacks, and the stacks at some records (the first ten calls')
+	check "$trace" calls --index "$idx"
+	check "$trace" calls --index "$idx" --thread 0 --from 5 --count 20
+	for at in $("$umtdump" --json --index "$idx" calls --count 10 "$trace" | python3 -c '
+import json, sys
+print(" ".join(str(json.loads(l)["id"] + 1) for l in sys.stdin))'); do
+		check "$trace" stack --index "$idx" --at "$at"
+		check "$trace" stack --index "$idx" --at "$at" --thread 0
+	done
 done
 
 # the commands agree on a larger trace: every record once, counts add up

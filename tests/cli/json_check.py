@@ -256,15 +256,33 @@ def mem_data(v, where):
 
 MEMORY = obj({"at": integer, "address": hexnum, "length": integer, "data": mem_data,
               "sources": list_of(nullable(integer))})
+CALLS_COUNTS = obj(plain(calls=integer, threads=integer, targets=integer, returned=integer,
+                         abandoned=integer, open=integer, unmatched_rets=integer,
+                         ignored=integer)[0])
 INDEX = obj({"index": string, "records": integer, "accesses": integer, "postings": integer,
              "pages": integer, "bytes": integer, "exec_bytes": integer, "runs": integer, "merge_passes": integer,
-             "temp_bytes": integer, "threads": integer, "seconds": number})
+             "temp_bytes": integer, "threads": integer, "seconds": number},
+            {"calls": CALLS_COUNTS})
+
+# calls and stack: the contract of issue 15, and the keys added to it
+CALL = obj({"id": integer, "thread_id": integer, "depth": integer, "caller": hexnum,
+            "target": hexnum, "return_id": nullable(integer), "parent": nullable(integer),
+            "module": nullable(string), "module_offset": nullable(hexnum),
+            "end": one_of("returned", "abandoned", "open"), "end_id": nullable(integer),
+            "abandoned": boolean, "return_address": hexnum,
+            "target_source": one_of("next", "decoded", "operand", "unknown")},
+           {"args": list_of(nullable(hexnum)), "return_value": nullable(hexnum)})
+FRAME = obj({"call_id": integer, "caller": hexnum, "target": hexnum, "return_address": hexnum,
+             "module": nullable(string), "module_offset": nullable(hexnum),
+             "target_module": nullable(string), "target_module_offset": nullable(hexnum),
+             "depth": integer})
+STACK = obj({"at": integer, "thread_id": integer, "depth": integer, "frames": list_of(FRAME)})
 
 SCHEMAS = {"exec": EXEC, "ins": INS, "syscalls": SYSCALL, "modules": MODULE,
            "threads": THREAD, "context-map": CONTEXT_MAP, "address-space": RANGE,
            "xml": XML, "info": INFO, "stats": STATS, "history": HISTORY, "mem": MEMORY,
-           "index": INDEX}
-SINGLE = {"info", "xml", "stats", "mem", "index"}
+           "index": INDEX, "calls": CALL, "stack": STACK}
+SINGLE = {"info", "xml", "stats", "mem", "index", "stack"}
 
 
 # ---- cross-field rules ----------------------------------------------------------
@@ -368,9 +386,32 @@ def rules_mem(o, flags, where):
             raise Bad(f"{where}: byte {i} known without a source")
 
 
+def rules_calls(o, flags, where):
+    if (o["end"] == "returned") != (o["return_id"] is not None) or \
+            (o["end"] == "open") != (o["end_id"] is None) or \
+            (o["end"] == "abandoned") != o["abandoned"]:
+        raise Bad(f"{where}: end {o['end']} against return_id, end_id and abandoned")
+    if (o["depth"] == 0) != (o["parent"] is None) or (o["module"] is None) != \
+            (o["module_offset"] is None):
+        raise Bad(f"{where}: depth against parent, or module against module_offset")
+    if o["parent"] is not None and o["parent"] >= o["id"]:
+        raise Bad(f"{where}: a parent after its call")
+    n = next((int(f.split("=", 1)[1]) for f in flags if f.startswith("--args=")), None)
+    if ("args" in o) != (n is not None) or (n is not None and len(o["args"]) != n) or \
+            ("return_value" in o) != (n is not None):
+        raise Bad(f"{where}: args and return_value come with --args N, N of them")
+
+
+def rules_stack(o, flags, where):
+    frames = o["frames"]
+    if len(frames) != o["depth"] or any(f["call_id"] >= o["at"] for f in frames) or \
+            any(a["call_id"] <= b["call_id"] for a, b in zip(frames, frames[1:])):
+        raise Bad(f"{where}: frames not innermost first before the record, or not depth of them")
+
+
 RULES = {"exec": rules_exec, "ins": rules_ins, "syscalls": rules_syscalls,
          "modules": rules_modules, "stats": rules_stats, "history": rules_history,
-         "mem": rules_mem}
+         "mem": rules_mem, "calls": rules_calls, "stack": rules_stack}
 
 
 def no_duplicates(pairs):

@@ -33,7 +33,8 @@ enum {
 	OPT_AT = 1 << 12,
 	OPT_OUT = 1 << 13,
 	OPT_THREADS = 1 << 14,
-	OPT_MEMORY = 1 << 15
+	OPT_MEMORY = 1 << 15,
+	OPT_TARGET = 1 << 16
 };
 
 struct command {
@@ -150,6 +151,33 @@ static const struct command commands[] = {
 	 "options:\n"
 	 "  --at ID              the record (required)\n",
 	 2, 2, "ADDR LEN"},
+	{"calls", cmd_calls, OPT_FROM | OPT_TO | OPT_COUNT | OPT_THREAD | OPT_TARGET,
+	 "every call with its return, depth and parent, from the index",
+	 "Shows the calls of the trace in record order, from the index: the call\n"
+	 "record, thread, depth, the call's address, its target, the ret that\n"
+	 "returned to it (\"abandoned@ID\" when the stack left it at record ID, \"open\"\n"
+	 "when it never returned) and the module of the target. Calls and rets are\n"
+	 "matched by their stack slot (umtdump(1), CALLS). Needs the index (umtdump\n"
+	 "index).\n"
+	 "\n"
+	 "options:\n"
+	 "  --thread TID         only thread-table row TID\n"
+	 "  --target ADDR        only calls to ADDR (decimal or 0x hex)\n"
+	 "  --from ID            calls made at record ID or later\n"
+	 "  --to ID              before record ID (exclusive)\n"
+	 "  --count N            at most N calls\n",
+	 0, 0, NULL},
+	{"stack", cmd_stack, OPT_AT | OPT_THREAD, "the call stack at a record, from the index",
+	 "Shows the call stack of a thread just before record ID executes, innermost\n"
+	 "frame first: the call record, the call's address, its target and the\n"
+	 "return address with its module and offset. Needs the index (umtdump\n"
+	 "index).\n"
+	 "\n"
+	 "options:\n"
+	 "  --at ID              the record (required)\n"
+	 "  --thread TID         the stack of thread-table row TID (default: the\n"
+	 "                       thread of record ID)\n",
+	 0, 0, NULL},
 };
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])
 
@@ -158,8 +186,8 @@ static const char global_help[] =
 	"  --json               JSON Lines on stdout, one object per record or row\n"
 	"  --xed-dir DIR        name tables: XED and syscall enum headers (default:\n"
 	"                       the UMT_XED_DIR environment variable)\n"
-	"  --index DIR          the trace's index is in DIR (history, mem; index\n"
-	"                       writes it there)\n"
+	"  --index DIR          the trace's index is in DIR (every command that reads\n"
+	"                       it; index writes it there)\n"
 	"  --keep-going         report a bad record on stderr and continue; a trace that\n"
 	"                       does not open is then read as with --salvage\n"
 	"  --salvage            open a damaged trace (truncated files, lost tables) and\n"
@@ -247,7 +275,7 @@ static const struct {
 	{"--count", OPT_COUNT}, {"--thread", OPT_THREAD}, {"--type", OPT_TYPE},
 	{"--id", OPT_ID},  {"--max-problems", OPT_MAX_PROBLEMS}, {"--index", 0},
 	{"--kind", OPT_KIND}, {"--at", OPT_AT}, {"--out", OPT_OUT}, {"--threads", OPT_THREADS},
-	{"--memory", OPT_MEMORY},
+	{"--memory", OPT_MEMORY}, {"--target", OPT_TARGET},
 };
 
 static bool parse_kinds(const char *list, unsigned *mask)
@@ -307,6 +335,8 @@ static int set_text(struct parse *p, const char *name, unsigned bit, const char 
 		return report("--memory: not a size: %s", v), EXIT_USAGE;
 	else if (bit == OPT_TYPE && !parse_types(v, &p->o.types))
 		return report("--type: unknown record type in %s", v), EXIT_USAGE;
+	else if (bit == OPT_TARGET && !(p->o.has_target = parse_address(v, &p->o.target)))
+		return report("--target: not an address: %s", v), EXIT_USAGE;
 	p->used |= bit;
 	return 0;
 }
@@ -315,7 +345,8 @@ static int set_text(struct parse *p, const char *name, unsigned bit, const char 
 static int set_value(struct parse *p, const char *name, unsigned bit, const char *v)
 {
 	uint64_t n = 0;
-	if (bit == 0 || bit == OPT_OUT || bit == OPT_KIND || bit == OPT_MEMORY || bit == OPT_TYPE)
+	if (bit == 0 || bit == OPT_OUT || bit == OPT_KIND || bit == OPT_MEMORY || bit == OPT_TYPE ||
+	    bit == OPT_TARGET)
 		return set_text(p, name, bit, v);
 	if (!parse_u64(v, &n) || (bit == OPT_ID && n > INT64_MAX) ||
 	    (bit == OPT_THREAD && n > INT64_MAX) || (bit == OPT_THREADS && (n == 0 || n > 64))) {

@@ -44,6 +44,11 @@ struct opts {
 	unsigned threads;      /* --threads, 0: all processors */
 	uint64_t memory;       /* --memory, 0: the library's default */
 	const char *args[2];   /* operands after TRACE_DIR (history ADDR[:LEN], mem ADDR LEN) */
+	/* calls */
+	uint64_t target;
+	bool has_target;
+	unsigned call_args;    /* --args N: arguments per call */
+	bool has_call_args;
 	int nargs;
 };
 
@@ -251,6 +256,8 @@ int cmd_stats(umt_trace *t, const struct opts *o);
 int cmd_index(umt_trace *t, const struct opts *o);
 int cmd_history(umt_trace *t, const struct opts *o);
 int cmd_mem(umt_trace *t, const struct opts *o);
+int cmd_calls(umt_trace *t, const struct opts *o);
+int cmd_stack(umt_trace *t, const struct opts *o);
 
 /* ---- the index (index.c) --------------------------------------------------------- */
 
@@ -265,5 +272,18 @@ int open_index(const umt_trace *t, const struct opts *o, umt_index **out);
 
 /** Parses ADDR (decimal or 0x hex); false when it is not one. */
 bool parse_address(const char *s, uint64_t *out);
+
+/* ---- calls and stacks (cmd_calls.c) ------------------------------------------------------ */
+
+/** "returned", "abandoned", "open": an enum umt_call_end. */
+const char *call_end_name(unsigned end);
+/** The Windows name of module row @p module into @p buf, or NULL (no module, unreadable). */
+const char *call_module_name(const umt_trace *t, int64_t module, char *buf, size_t cap);
+/** Text "file.dll+0x1f" of an address in a module, "-" outside modules. */
+void out_module_offset(const umt_trace *t, int64_t module, uint64_t offset);
+/** The counts of the calls section of the index in @p dir (index command): text, or in @p j. */
+void index_calls_summary(const umt_trace *t, const char *dir, struct jw *j);
+/** "<key>": the module's name and "<key>_offset": the offset ("0x..."), or nulls. */
+void jw_module(struct jw *j, const umt_trace *t, const char *key, int64_t module, uint64_t offset);
 
 #endif
