@@ -177,7 +177,7 @@ static int keep(struct scan_buf *s)
 	int rc = 0;
 	for (size_t c = 0, from = 0; rc == 0 && c < s->nends; from = s->ends[c++])
 		rc = umt__ixb_add_run(b, (struct ix_run){b->blocks[block] + from, -1,
-		                                         s->ends[c] - from, block, NULL, 0});
+		                                         s->ends[c] - from, block, NULL, 0, NULL});
 	return rc;
 }
 
@@ -231,7 +231,7 @@ static int spill_blocks(struct ix_build *b)
 				return rc;
 			b->mem_run_bytes -= r->count * sizeof(struct ix_entry);
 			b->disk_runs++;
-			b->temp_bytes += run.bytes;
+			b->temp_bytes += run.end; /* scratch runs start at 0 */
 			*r = run;
 		}
 		free(b->blocks[k]);

@@ -120,7 +120,7 @@ static int reduce_runs(struct ix_build *b)
 				umt__ix_run_free(&b->runs[i]);
 			b->runs[k++] = merged; /* g >= k: the group was read before its slot is reused */
 			b->disk_runs++;
-			b->temp_bytes += merged.bytes;
+			b->temp_bytes += merged.end;
 		}
 		b->nruns = mem + groups; /* the file runs' descriptors belong to the commit */
 		b->stats.merge_passes++;

@@ -47,8 +47,11 @@ struct ix_run {
 	int fd;               /* -1 for memory runs; owned by the build's commit */
 	uint64_t count;
 	unsigned block;       /* memory runs: the block holding them */
-	struct ix_frame *frames; /* file runs: ceil(count / UMT_IX_FRAME), owned */
-	uint64_t bytes;       /* file runs: the file's size */
+	struct ix_frame *frames; /* file runs: ceil(count / UMT_IX_FRAME), owned; offsets in fd */
+	uint64_t end;         /* file runs: where the run's bytes end in fd (its size for scratch
+	                         files, which hold one run from offset 0) */
+	const char *name;     /* file runs from another process (parts.c): the file, for
+	                         messages; NULL for scratch files */
 };
 
 /** Writes a file run entry by entry, through a buffer. */
