@@ -2,7 +2,8 @@
  * libumtrace - building an index: options, worker threads, the scan that
  * extracts postings into sorted runs (docs/index-format.md, "Building").
  *
- * Workers take record ranges (umt_exec_split) in increasing order, so a
+ * Workers take record ranges (umt_exec_split into umt__ix_range_count(),
+ * the same ranges whatever the threads) in increasing order, so a
  * worker's buffer is in (key, locator) order and one stable sort by list
  * orders it completely. A full buffer is sorted and spilled to a scratch
  * file; what remains at the end stays in memory, and when something was
@@ -23,7 +24,6 @@
 #define DEFAULT_MEMORY (256ull << 20)
 #define MIN_MEMORY (1ull << 20)
 #define MAX_THREADS 64u
-#define RANGES_PER_THREAD 16u
 #define ADVISE_EVERY 65536u /* records between drops of the pages already read */
 
 void umt_index_build_options_init(umt_index_build_options *o)
@@ -265,7 +265,7 @@ static void *scan_main(void *arg)
 
 static int scan(struct ix_build *b)
 {
-	b->nranges = b->threads * RANGES_PER_THREAD;
+	b->nranges = umt__ix_range_count(b->t);
 	b->bounds = malloc((b->nranges + 1) * sizeof *b->bounds);
 	if (b->bounds == NULL)
 		return umt__failf(UMT_E_NOMEM, "index build: out of memory");
@@ -342,6 +342,7 @@ int umt_index_build(const umt_trace *t, const char *dir, const umt_index_build_o
 	b.t = t;
 	b.dir = dir;
 	b.dirfd = -1;
+	b.spill_fd = -1;
 	if (o)
 		b.o = *o;
 	else

@@ -120,18 +120,32 @@ static int check_file(const umt_index *ix, int f)
 	return check_named(ix, &ix->files[f], f, umt__ix_file_names[f], file_magic[f]);
 }
 
-int umt__ix_map_section_file(const umt_index *ix, int dirfd, const char *name, const char *magic,
-                             struct umt_map *out)
+/* The buffer named @p name of an index opened from buffers, or NULL. */
+static const umt_buffer *named_buffer(const struct ix_source *src, const char *name)
+{
+	for (unsigned i = 0; i < src->nbuffers; i++)
+		if (src->buffers[i].name && strcmp(src->buffers[i].name, name) == 0)
+			return &src->buffers[i].buffer;
+	return NULL;
+}
+
+int umt__ix_map_section_file(const umt_index *ix, const struct ix_source *src, const char *name,
+                             const char *magic, struct umt_map *out)
 {
 	memset(out, 0, sizeof *out);
 	if (listed_size(&ix->header, name) == UINT64_MAX)
 		return umt__ix_corrupt(UMT_E_CORRUPT, -1, 1024, "the file table lacks %s", name);
-	if (dirfd < 0)
-		return umt__failf(UMT_E_MISSING, "%s: not given (an index from buffers)", name);
-	int rc = umt__map_named(dirfd, name, out);
-	if (rc == UMT_E_MISSING)
+	int rc;
+	if (src->dirfd < 0) {
+		const umt_buffer *b = named_buffer(src, name);
+		if (b == NULL)
+			return umt__failf(UMT_E_MISSING, "%s: not given (an index from buffers)", name);
+		umt__map_buffer(b, out);
+		rc = 0;
+	} else if ((rc = umt__map_named(src->dirfd, name, out)) == UMT_E_MISSING) {
 		return umt__failf(UMT_E_INCOMPLETE,
 		                  "%s: missing: incomplete index, the build did not finish", name);
+	}
 	if (rc == 0)
 		rc = check_named(ix, out, -1, name, magic);
 	if (rc < 0)
@@ -140,13 +154,13 @@ int umt__ix_map_section_file(const umt_index *ix, int dirfd, const char *name, c
 }
 
 /* The sections the header lists: each opens its own files. */
-static int open_sections(umt_index *ix, int dirfd)
+static int open_sections(umt_index *ix, const struct ix_source *src)
 {
 	int rc = 0;
 	for (unsigned i = 0; rc == 0 && umt__ix_sections[i]; i++) {
 		const struct ix_section *sec = umt__ix_sections[i];
 		if (ix->header.Sections & (1ull << sec->bit))
-			rc = sec->open(ix, dirfd, ix->header.SectionInfo[sec->bit - 1]);
+			rc = sec->open(ix, src, ix->header.SectionInfo[sec->bit - 1]);
 	}
 	return rc;
 }
@@ -204,8 +218,14 @@ static int read_header(umt_index *ix, int dirfd, const char *dir)
 	struct umt_map m;
 	int rc = umt__map_named(dirfd, "index.umti", &m);
 	if (rc == UMT_E_MISSING) {
-		static const char *const others[] = {"mem.dir", "mem.post", "mem.skip"};
-		if (umt__commit_leftovers(dirfd, others, sizeof others / sizeof others[0]))
+		const char *others[UMT_IX_MAX_FILES];
+		size_t n = 0;
+		for (int f = 0; f < IX_F_COUNT; f++)
+			others[n++] = umt__ix_file_names[f];
+		for (unsigned i = 0; umt__ix_sections[i]; i++)
+			for (const char *const *f = umt__ix_sections[i]->files; *f && n < UMT_IX_MAX_FILES; f++)
+				others[n++] = *f;
+		if (umt__commit_leftovers(dirfd, others, n))
 			return umt__failf(UMT_E_INCOMPLETE,
 			                  "%s: incomplete index: the build did not finish", dir);
 		return umt__failf(UMT_E_MISSING, "%s: no index here (index.umti is missing)", dir);
@@ -242,8 +262,9 @@ int umt_index_open(const umt_trace *t, const char *dir, umt_index **out)
 	if (rc == 0 && (rc = map_files(ix, dirfd)) == 0 && (rc = check_memory(ix)) == 0 &&
 	    (rc = umt_exec_view_init(&ix->view, t)) == 0 && (rc = umt_trace_get_info(t, &info)) == 0)
 		ix->exec_version = info.exec_version;
+	struct ix_source src = {dirfd, NULL, 0};
 	if (rc == 0)
-		rc = open_sections(ix, dirfd);
+		rc = open_sections(ix, &src);
 	close(dirfd);
 	if (rc < 0) {
 		umt_index_close(ix);
@@ -254,7 +275,8 @@ int umt_index_open(const umt_trace *t, const char *dir, umt_index **out)
 }
 
 int umt__ix_open_buffers(const umt_trace *t, const void *header, size_t header_size,
-                         const umt_buffer files[IX_F_COUNT], umt_index **out)
+                         const umt_buffer files[IX_F_COUNT], const umt_ix_named_buffer *sections,
+                         unsigned nsections, umt_index **out)
 {
 	umt_index *ix = calloc(1, sizeof *ix);
 	if (ix == NULL)
@@ -274,8 +296,9 @@ int umt__ix_open_buffers(const umt_trace *t, const void *header, size_t header_s
 	if (rc == 0 && (rc = check_memory(ix)) == 0 && (rc = umt_exec_view_init(&ix->view, t)) == 0 &&
 	    (rc = umt_trace_get_info(t, &info)) == 0)
 		ix->exec_version = info.exec_version;
+	struct ix_source src = {-1, sections, nsections};
 	if (rc == 0)
-		rc = open_sections(ix, -1);
+		rc = open_sections(ix, &src);
 	if (rc < 0) {
 		umt_index_close(ix);
 		return rc;
@@ -304,9 +327,9 @@ int umt_index_get_info(const umt_index *ix, umt_index_info *out)
 	out->pages = ix->header.Memory.Pages;
 	out->postings = ix->header.Memory.Postings;
 	out->accesses = ix->header.Memory.Accesses;
-	out->bytes = UMT_IX_HEADER_SIZE;
-	for (int f = 0; f < IX_F_COUNT; f++)
-		out->bytes += ix->files[f].size;
+	out->bytes = UMT_IX_HEADER_SIZE; /* and every file the file table lists, sections' too */
+	for (unsigned f = 0; f < UMT_IX_MAX_FILES; f++)
+		out->bytes += ix->header.Files[f].Name[0] ? ix->header.Files[f].Size : 0;
 	return 0;
 }
 

@@ -1,0 +1,253 @@
+/*
+ * libumtrace - the register section of the index (docs/index-format.md,
+ * "The registers section"; index.h sections 1, 7-9): a thread's register
+ * file as index.h section 1 defines it, how records change it
+ * (regapply.c), its checkpoints' encoding (regcodec.c), the build
+ * (regbuild.c), the open section (regopen.c) and the replay from a
+ * checkpoint that every query starts with (regwalk.c).
+ *
+ * The register file is the context map's dump: DumpSize bytes, each with
+ * a value, a known flag, the record that gave it (its latest observation),
+ * the record that last wrote it and the record that last changed it.
+ * Registers are byte ranges of it, placed by the map of the record's mode
+ * (RegMap64 or RegMap32, by exec flag 0x01), so al, ah, ax, eax and rax
+ * update exactly the bytes they cover.
+ */
+#ifndef UMTRACE_IX_REGS_H
+#define UMTRACE_IX_REGS_H
+
+#include "section.h"
+
+/*
+ * The checkpoint interval K: a checkpoint of a thread after every K-th of
+ * its records within a range of the build, and after a range's last record
+ * of the thread when K or more of its records went by since its previous
+ * checkpoint. So at most 2K - 1 records of a thread lie between two of its
+ * checkpoints (or before its first), and a query replays at most that
+ * many. Chosen by measurement (docs/index-format.md, bench/ixbench.c):
+ * 2048 keeps the section near 5% of the index on umtgen traces while the
+ * median replay stays under 50 us.
+ */
+#ifndef UMT_IX_REGS_INTERVAL
+#define UMT_IX_REGS_INTERVAL 2048u
+#endif
+
+#define UMT_IX_REGS_BIT 1u
+#define UMT_IX_REGS_DIR "regs.dir"
+#define UMT_IX_REGS_CKPT "regs.ckpt"
+#define UMT_IX_REGS_DIR_MAGIC "UMTIXRGD"
+#define UMT_IX_REGS_CKPT_MAGIC "UMTIXRGC"
+
+/* The words of the section's info block (SectionInfo[0]). */
+enum { RI_THREADS = 0, RI_ENTRIES, RI_INTERVAL, RI_DUMP_SIZE };
+
+/** "Not set in this range" (range-relative states of the build only). */
+#define RS_UNSET (UINT64_MAX - 1)
+
+/** A thread's register file (one allocation; see the file comment). */
+struct rstate {
+	uint32_t size;       /* DumpSize */
+	bool mode64;         /* the map of the thread's last record */
+	bool rel;            /* range-relative: fields RS_UNSET until the range sets them */
+	bool track;          /* lw and lc kept */
+	uint8_t *val, *known;
+	uint64_t *src, *lw, *lc;
+	/* range-relative only: the first write of a byte the range had not seen
+	 * yet, whose "changed" depends on the state at the range's start */
+	uint64_t *pend;
+	uint8_t *pval;
+};
+
+/** Allocates @p s for @p size bytes. @return 0; UMT_E_NOMEM. */
+UMT_HIDDEN int umt__rs_alloc(struct rstate *s, uint32_t size, bool rel, bool track);
+UMT_HIDDEN void umt__rs_free(struct rstate *s);
+/** The empty state: nothing known, no source (or, relative, nothing set). */
+UMT_HIDDEN void umt__rs_clear(struct rstate *s);
+/** Copies @p from into @p to (same size; the fields both keep). */
+UMT_HIDDEN void umt__rs_copy(struct rstate *to, const struct rstate *from);
+/** The state after a range: @p abs (absolute) followed by @p rel (relative to it). */
+UMT_HIDDEN void umt__rs_compose(struct rstate *abs, const struct rstate *rel);
+
+/* ---- how records change the register file (regapply.c) ------------------------ */
+
+/** What the register code needs of the trace, taken once. */
+struct regctx {
+	const umt_trace *t;
+	const umt_context_map *map;
+	uint32_t dump;    /* DumpSize */
+	int exec_version;
+};
+
+UMT_HIDDEN int umt__regctx_init(struct regctx *c, const umt_trace *t);
+
+/** One effect of a record on the register file. */
+enum reg_effect_kind {
+	RE_GAP = 0,     /* instrumentation was off before the record: everything unknown */
+	RE_OBSERVE = 1, /* a before value (or the unchanged after value of a false condition) */
+	RE_WRITE = 2,   /* an after value, a zero-extension, a context record's dump */
+	RE_CLOBBER = 3  /* an after value not trusted: unknown from here on */
+};
+
+struct reg_effect {
+	uint8_t kind;
+	uint32_t off, len;   /* bytes of the dump (the whole dump for RE_GAP) */
+	const uint8_t *data; /* len bytes (RE_OBSERVE, RE_WRITE) */
+};
+
+/** Receives the effects of a record in order; nonzero stops. */
+typedef int (*reg_sink)(void *arg, const struct reg_effect *e);
+
+/**
+ * The effects of record @p r in order (index.h section 1): phase 0, what
+ * holds "at" the record (the gap of exec flag 0x02, the dump of a context
+ * record, the trusted before values of an instruction's register slots);
+ * phase 1, what it leaves (after values, zero-extensions of 32-bit outputs
+ * in 64-bit code, clobbers of untrusted outputs). Records of other types
+ * have none.
+ * @return 0, the sink's nonzero result, or the trace's error for the record.
+ */
+UMT_HIDDEN int umt__regs_effects(const struct regctx *c, const umt_rec *r, int phase,
+                                 reg_sink sink, void *arg);
+
+/** Applies phase @p phase of record @p r to @p s (its mode too). */
+UMT_HIDDEN int umt__regs_apply(const struct regctx *c, struct rstate *s, const umt_rec *r,
+                               int phase);
+
+/** One effect applied to @p s by record @p id. */
+UMT_HIDDEN void umt__rs_effect(struct rstate *s, const struct reg_effect *e, uint64_t id);
+
+/**
+ * Where register @p reg sits in the dump in mode @p mode64: *off, *len,
+ * and in *largest its effective largest enclosing register (itself when
+ * the map names no present one). @return true when present and inside
+ * the dump.
+ */
+UMT_HIDDEN bool umt__regs_place(const struct regctx *c, int reg, bool mode64, uint32_t *off,
+                                uint32_t *len, int *largest);
+
+/* ---- checkpoints (regcodec.c) ------------------------------------------------------- */
+
+/** The largest encoding of a state of @p size bytes. */
+UMT_HIDDEN size_t umt__rs_encoded_max(uint32_t size);
+
+/** Encodes @p s after record @p record into @p out (umt__rs_encoded_max bytes); returns its length. */
+UMT_HIDDEN size_t umt__rs_encode(const struct rstate *s, uint64_t record, uint8_t *out);
+
+/**
+ * Decodes a state after record @p record from [@p p, @p p + @p n) into
+ * @p s (its rel flag says which encoding). Every count and record is
+ * checked: it must cover exactly s->size bytes and end at p + n.
+ * @return 0; UMT_E_CORRUPT (the caller names the file and offset).
+ */
+UMT_HIDDEN int umt__rs_decode(const uint8_t *p, uint64_t n, uint64_t record, struct rstate *s);
+
+/* ---- the build (regbuild.c: the ranges; regassemble.c: their composition) ---------- */
+
+/** A thread seen in a range of the build. */
+struct rb_thread {
+	struct rstate s;       /* relative to the range's start */
+	uint64_t count;        /* its records in the range */
+	uint64_t first, last;  /* its first and last record in the range */
+};
+
+/** Where a part of a range's output went in the spill file. */
+struct rb_chunk {
+	uint64_t at, len;
+};
+
+/*
+ * What a range keeps once scanned: its checkpoint items (varint thread,
+ * varint record, varint length, a relative state) in spill chunks, and its
+ * summary: u64 thread count n, n rows of u64 (thread, count, first, last)
+ * in first-appearance order, then per row varint length and its relative
+ * state at the range's end (after its last record).
+ */
+struct rb_range {
+	struct ix_build *b;
+	struct regctx ctx;
+	uint64_t nthreads;         /* rows of the thread table */
+	struct rb_thread **by_thread;
+	uint64_t *order;           /* threads in first-appearance order */
+	size_t norder, order_cap;
+	uint8_t *buf, *enc;        /* pending items; one encoding */
+	size_t len, cap;
+	struct rb_chunk *chunks;
+	size_t nchunks, chunks_cap;
+	struct rb_chunk summary;
+};
+
+UMT_HIDDEN int umt__regs_range_begin(struct ix_build *b, unsigned range, uint64_t first,
+                                     uint64_t end, void **state);
+UMT_HIDDEN int umt__regs_record(void *state, const umt_rec *r);
+UMT_HIDDEN int umt__regs_range_end(struct ix_build *b, void *state);
+UMT_HIDDEN void umt__regs_free_state(void *state);
+UMT_HIDDEN int umt__regs_assemble(struct ix_build *b, void *const *states, unsigned nranges,
+                                  uint64_t info[UMT_IX_INFO_WORDS]);
+
+/**
+ * The checkpoint rule, after a range in which a thread had @p count
+ * records: *since (its records since its last checkpoint) is updated, and
+ * the result is the number of checkpoints every K records inside the
+ * range, plus UINT64_MAX's top bit set when one follows the range's last
+ * record of the thread. The build, its assembly and verify share it.
+ */
+UMT_HIDDEN uint64_t umt__regs_rule(uint64_t count, uint64_t interval, uint64_t *since);
+#define RB_AT_END (1ull << 63)
+
+/* ---- the open section (regopen.c) --------------------------------------------------- */
+
+/** What the open section keeps: its mapped files, checked. */
+struct regs_data {
+	struct umt_map dir, ckpt;
+	const umt_ix_regs_thread *threads; /* thread_count entries (unaligned reads: packed) */
+	const umt_ix_regs_entry *entries;
+	uint64_t thread_count, entry_count, interval;
+	struct regctx ctx;
+};
+
+UMT_HIDDEN extern const struct ix_section umt__ix_regs_section;
+
+/** The section's full check (regverify.c): umt_index_verify() calls it. */
+UMT_HIDDEN int umt__regs_verify(const umt_index *ix);
+
+/** The section of @p ix, or NULL with UMT_E_MISSING reported. */
+UMT_HIDDEN const struct regs_data *umt__regs_of(const umt_index *ix);
+
+/** Reports a corrupt structure of a regs file at @p offset. */
+UMT_HIDDEN int umt__regs_corrupt(const char *file, uint64_t offset, const char *fmt, ...)
+	UMT_PRINTF(3, 4);
+
+/* ---- replays (regwalk.c) --------------------------------------------------------------- */
+
+/**
+ * The latest checkpoint of @p thread after a record before @p before:
+ * @return 1 with *entry (its index); 0 when there is none; < 0 corrupt.
+ */
+UMT_HIDDEN int umt__regs_find(const struct regs_data *d, uint64_t thread, uint64_t before,
+                              uint64_t *entry);
+
+/** Loads checkpoint @p entry into @p s (absolute); *record receives its record. */
+UMT_HIDDEN int umt__regs_load(const struct regs_data *d, uint64_t entry, struct rstate *s,
+                              uint64_t *record);
+
+/** Called after each record a replay applied, with the state after it. */
+typedef int (*regs_visit)(void *arg, const umt_rec *r, const struct rstate *s);
+
+/**
+ * The state of @p thread after its last record before @p before, into @p s
+ * (absolute; s->track decides whether lw and lc are kept): its latest
+ * checkpoint, then its records up to there. @p visit (may be NULL) sees
+ * each record replayed from @p visit_from on. *last receives the last record
+ * applied (UMT_NO_RECORD when none).
+ * @return 0; index errors; the trace's errors (UMT_E_CORRUPT for a chain
+ *   that leaves the thread).
+ */
+UMT_HIDDEN int umt__regs_replay(const struct regs_data *d, uint64_t thread, uint64_t before,
+                                struct rstate *s, regs_visit visit, uint64_t visit_from,
+                                void *arg, uint64_t *last);
+
+/** The thread-table row of record @p at (checked against the section). */
+UMT_HIDDEN int umt__regs_thread_of(const umt_index *ix, const struct regs_data *d, uint64_t at,
+                                   uint64_t *thread);
+
+#endif
