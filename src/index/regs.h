@@ -226,6 +226,10 @@ UMT_HIDDEN int umt__regs_corrupt(const char *file, uint64_t offset, const char *
 UMT_HIDDEN int umt__regs_find(const struct regs_data *d, uint64_t thread, uint64_t before,
                               uint64_t *entry);
 
+/** The first checkpoint of @p thread after record @p cur (UMT_NO_RECORD: its first): as above. */
+UMT_HIDDEN int umt__regs_next_entry(const struct regs_data *d, uint64_t thread, uint64_t cur,
+                                    uint64_t *entry);
+
 /** Loads checkpoint @p entry into @p s (absolute); *record receives its record. */
 UMT_HIDDEN int umt__regs_load(const struct regs_data *d, uint64_t entry, struct rstate *s,
                               uint64_t *record);
@@ -234,17 +238,25 @@ UMT_HIDDEN int umt__regs_load(const struct regs_data *d, uint64_t entry, struct 
 typedef int (*regs_visit)(void *arg, const umt_rec *r, const struct rstate *s);
 
 /**
+ * Applies the records of @p thread after record @p cur (UMT_NO_RECORD: from
+ * its first) and before @p end to @p s, which holds the state after @p cur;
+ * @p visit (may be NULL) sees each, with the state after it, and stops the
+ * walk by returning nonzero (returned). *last receives the last record
+ * applied (@p cur when none).
+ * @return 0; the visit's result; index errors; the trace's errors
+ *   (UMT_E_CORRUPT for a chain that leaves the thread).
+ */
+UMT_HIDDEN int umt__regs_advance(const struct regs_data *d, uint64_t thread, uint64_t cur,
+                                 uint64_t end, struct rstate *s, regs_visit visit, void *arg,
+                                 uint64_t *last);
+
+/**
  * The state of @p thread after its last record before @p before, into @p s
  * (absolute; s->track decides whether lw and lc are kept): its latest
- * checkpoint, then its records up to there. @p visit (may be NULL) sees
- * each record replayed from @p visit_from on. *last receives the last record
- * applied (UMT_NO_RECORD when none).
- * @return 0; index errors; the trace's errors (UMT_E_CORRUPT for a chain
- *   that leaves the thread).
+ * checkpoint, then its records up to there (umt__regs_advance()).
  */
 UMT_HIDDEN int umt__regs_replay(const struct regs_data *d, uint64_t thread, uint64_t before,
-                                struct rstate *s, regs_visit visit, uint64_t visit_from,
-                                void *arg, uint64_t *last);
+                                struct rstate *s, regs_visit visit, void *arg, uint64_t *last);
 
 /** The thread-table row of record @p at (checked against the section). */
 UMT_HIDDEN int umt__regs_thread_of(const umt_index *ix, const struct regs_data *d, uint64_t at,

@@ -62,6 +62,20 @@ int umt__regs_find(const struct regs_data *d, uint64_t thread, uint64_t before, 
 	return 1;
 }
 
+int umt__regs_next_entry(const struct regs_data *d, uint64_t thread, uint64_t cur,
+                         uint64_t *entry)
+{
+	umt_ix_regs_thread row;
+	int rc = thread_row(d, thread, &row);
+	uint64_t e = row.FirstEntry;
+	if (rc == 0 && cur != UMT_NO_RECORD && (rc = umt__regs_find(d, thread, cur + 1, &e)) > 0)
+		e++;
+	if (rc < 0)
+		return rc;
+	*entry = e;
+	return e < row.FirstEntry + row.Entries;
+}
+
 int umt__regs_load(const struct regs_data *d, uint64_t entry, struct rstate *s, uint64_t *record)
 {
 	uint64_t off, len, at = 64 + d->thread_count * sizeof(umt_ix_regs_thread) + entry * 16;
@@ -79,53 +93,48 @@ int umt__regs_load(const struct regs_data *d, uint64_t entry, struct rstate *s, 
 	return 0;
 }
 
-/* Where a replay starts: the checkpoint's record (already applied) or the thread's first. */
-static int start(const struct regs_data *d, uint64_t thread, uint64_t before, struct rstate *s,
-                 uint64_t *from, bool *applied)
+int umt__regs_advance(const struct regs_data *d, uint64_t thread, uint64_t cur, uint64_t end,
+                      struct rstate *s, regs_visit visit, void *arg, uint64_t *last)
 {
-	uint64_t entry;
-	int rc = umt__regs_find(d, thread, before, &entry);
-	if (rc > 0) {
-		*applied = true;
-		return umt__regs_load(d, entry, s, from);
-	}
 	umt_ix_regs_thread row;
-	umt__rs_clear(s);
-	*applied = false;
 	memcpy(&row, &d->threads[thread], sizeof row);
-	*from = row.FirstRecord;
-	return rc;
-}
-
-int umt__regs_replay(const struct regs_data *d, uint64_t thread, uint64_t before,
-                     struct rstate *s, regs_visit visit, uint64_t visit_from, void *arg,
-                     uint64_t *last)
-{
-	uint64_t from;
-	bool applied;
-	int rc = start(d, thread, before, s, &from, &applied);
-	*last = applied ? from : UMT_NO_RECORD;
-	if (rc < 0 || from == UMT_NO_RECORD || from >= before)
-		return rc < 0 ? rc : 0;
+	uint64_t from = cur == UMT_NO_RECORD ? row.FirstRecord : cur;
+	*last = cur;
+	if (from == UMT_NO_RECORD || from >= end)
+		return 0;
 	umt_thread_iter it;
 	umt_rec r;
-	if ((rc = umt_thread_iter_init(&it, d->ctx.t, from, UMT_FORWARD)) < 0)
-		return rc;
-	while ((rc = umt_thread_iter_next(&it, &r)) > 0) {
-		if (r.id >= before)
-			return 0;
+	int rc = umt_thread_iter_init(&it, d->ctx.t, from, UMT_FORWARD);
+	while (rc == 0 && (rc = umt_thread_iter_next(&it, &r)) > 0) {
+		rc = 0;
+		if (r.id >= end)
+			break;
 		if (r.thread_id < 0 || (uint64_t)r.thread_id != thread)
-			return umt__regs_corrupt(UMT_IX_REGS_DIR, 64 + thread * sizeof(umt_ix_regs_thread),
+			return umt__regs_corrupt(UMT_IX_REGS_DIR, 64 + thread * sizeof row,
 			                         "thread %llu: its checkpoint or first record %llu is of "
 			                         "thread %d", (unsigned long long)thread,
 			                         (unsigned long long)from, r.thread_id);
-		if (applied && r.id == from)
-			continue; /* the checkpoint is the state after it */
+		if (r.id == cur)
+			continue; /* the state is after it */
 		if ((rc = umt__regs_apply(&d->ctx, s, &r, -1)) < 0)
 			return rc;
 		*last = r.id;
-		if (visit && r.id >= visit_from && (rc = visit(arg, &r, s)) != 0)
-			return rc;
+		if (visit)
+			rc = visit(arg, &r, s);
 	}
-	return rc;
+	return rc < 0 ? rc : 0;
+}
+
+int umt__regs_replay(const struct regs_data *d, uint64_t thread, uint64_t before,
+                     struct rstate *s, regs_visit visit, void *arg, uint64_t *last)
+{
+	uint64_t entry, cur = UMT_NO_RECORD;
+	int rc = umt__regs_find(d, thread, before, &entry);
+	if (rc > 0)
+		rc = umt__regs_load(d, entry, s, &cur);
+	else
+		umt__rs_clear(s);
+	if (rc < 0)
+		return rc;
+	return umt__regs_advance(d, thread, cur, before, s, visit, arg, last);
 }

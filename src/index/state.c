@@ -62,14 +62,12 @@ int umt_state_at(const umt_index *ix, uint64_t at, int64_t thread, umt_state *s)
 		                  (long long)thread, (unsigned long long)umt_exec_count(ix->trace),
 		                  (unsigned long long)d->thread_count);
 	umt_rec r;
-	uint64_t t, last;
+	uint64_t t = (uint64_t)thread, last;
 	int rc = umt_exec_get(ix->trace, at, &r);
 	if (rc == 0 && thread < 0)
 		rc = umt__regs_thread_of(ix, d, at, &t);
-	else
-		t = (uint64_t)thread;
 	if (rc == 0)
-		rc = umt__regs_replay(d, t, at, &in->rs, NULL, 0, NULL, &last);
+		rc = umt__regs_replay(d, t, at, &in->rs, NULL, NULL, &last);
 	if (rc == 0 && r.thread_id >= 0 && (uint64_t)r.thread_id == t)
 		rc = umt__regs_apply(&d->ctx, &in->rs, &r, 0);
 	s->at = at;
