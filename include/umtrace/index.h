@@ -110,6 +110,14 @@ enum umt_index_phase {
 	UMT_INDEX_PHASE_WRITE = 2  /**< assembling and committing the files: units are bytes */
 };
 
+/** The parts of an index, for umt_index_build_options.sections. */
+enum umt_index_section {
+	UMT_INDEX_SECTION_MEMORY = 1u << 0,    /**< memory history and contents (always built) */
+	UMT_INDEX_SECTION_REGISTERS = 1u << 1  /**< register checkpoints: sections 7-9 */
+};
+/** Every part this library builds. */
+#define UMT_INDEX_SECTIONS_ALL (UMT_INDEX_SECTION_MEMORY | UMT_INDEX_SECTION_REGISTERS)
+
 /** Options of umt_index_build(); start from umt_index_build_options_init(). */
 typedef struct umt_index_build_options {
 	unsigned threads; /**< worker threads; 0: the online processors (at most 64) */
@@ -123,9 +131,12 @@ typedef struct umt_index_build_options {
 	 */
 	void (*on_progress)(int phase, uint64_t done, uint64_t total, void *ctx);
 	void *ctx; /**< passed to on_progress */
+	uint64_t sections; /**< UMT_INDEX_SECTION_* to build (default UMT_INDEX_SECTIONS_ALL; the
+	                        memory section is always built): an index without a part answers
+	                        its queries with UMT_E_MISSING */
 } umt_index_build_options;
 
-/** Defaults: all processors, 256 MiB, no progress. NULL is allowed. */
+/** Defaults: all processors, 256 MiB, every section, no progress. NULL is allowed. */
 UMT_API void umt_index_build_options_init(umt_index_build_options *o);
 
 /** What a build did. */
@@ -151,8 +162,9 @@ typedef struct umt_index_build_stats {
  * trace: the same bytes for any number of threads and any budget.
  * Records that cannot be read (corrupt) stop the build with their error.
  * @p o may be NULL for the defaults; @p stats may be NULL.
- * @return 0; UMT_E_INVAL, UMT_E_NOMEM, UMT_E_IO, and the errors of the
- *   trace's accessors for a corrupt record.
+ * @return 0; UMT_E_INVAL (also: o->sections with bits this library does
+ *   not know), UMT_E_NOMEM, UMT_E_IO, and the errors of the trace's
+ *   accessors for a corrupt record.
  */
 UMT_API int umt_index_build(const umt_trace *t, const char *dir,
                             const umt_index_build_options *o, umt_index_build_stats *stats);

@@ -127,9 +127,11 @@ static int reg_definer(struct umt_origin *o, uint64_t thread, uint64_t at, uint3
 		uint64_t rec;
 		if ((rc = umt__regs_load(d, entry, &o->ck, &rec)) < 0)
 			return rc;
-		for (uint32_t b = off; b < off + len; b++)
-			if (o->ck.lw[b] != UMT_NO_RECORD && (found == UMT_NO_RECORD || o->ck.lw[b] > found))
-				found = o->ck.lw[b];
+		for (uint32_t b = off; b < off + len; b++) {
+			uint64_t lw = umt__rs_lw(&o->ck, b);
+			if (lw != UMT_NO_RECORD && (found == UMT_NO_RECORD || lw > found))
+				found = lw;
+		}
 	}
 	return definer_kind(&d->ctx, found, off, len, id, kind);
 }

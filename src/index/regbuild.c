@@ -28,6 +28,26 @@ uint64_t umt__regs_rule(uint64_t count, uint64_t interval, uint64_t *since)
 	return inside | RB_AT_END;
 }
 
+/* What every range shares: the trace's register context and its rows' plans. */
+int umt__regs_build_begin(struct ix_build *b, void **global)
+{
+	struct regctx *c = malloc(sizeof *c);
+	int rc = c ? umt__regctx_init(c, b->t) : umt__failf(UMT_E_NOMEM, "index build: out of memory");
+	if (rc < 0 && c) {
+		umt__regctx_free(c);
+		free(c);
+		c = NULL;
+	}
+	*global = c;
+	return rc;
+}
+
+void umt__regs_build_end(void *global)
+{
+	umt__regctx_free(global);
+	free(global);
+}
+
 int umt__regs_range_begin(struct ix_build *b, unsigned range, uint64_t first, uint64_t end,
                           void **state)
 {
@@ -37,15 +57,15 @@ int umt__regs_range_begin(struct ix_build *b, unsigned range, uint64_t first, ui
 		return umt__failf(UMT_E_NOMEM, "index build: out of memory");
 	*state = g;
 	g->b = b;
-	int rc = umt__regctx_init(&g->ctx, b->t);
+	g->ctx = b->section_global[UMT_IX_REGS_BIT];
 	g->nthreads = umt_thread_count(b->t);
-	g->cap = SPILL_CHUNK + umt__rs_encoded_max(g->ctx.dump) + 32;
+	g->cap = SPILL_CHUNK + umt__rs_encoded_max(g->ctx->dump) + 32;
 	g->by_thread = calloc(g->nthreads ? g->nthreads : 1, sizeof *g->by_thread);
 	g->buf = malloc(g->cap);
-	g->enc = malloc(umt__rs_encoded_max(g->ctx.dump));
-	if (rc == 0 && (g->by_thread == NULL || g->buf == NULL || g->enc == NULL))
-		rc = umt__failf(UMT_E_NOMEM, "index build: out of memory");
-	return rc;
+	g->enc = malloc(umt__rs_encoded_max(g->ctx->dump));
+	if (g->by_thread == NULL || g->buf == NULL || g->enc == NULL)
+		return umt__failf(UMT_E_NOMEM, "index build: out of memory");
+	return 0;
 }
 
 /* Writes the pending bytes to the spill file as one chunk. */
@@ -90,7 +110,7 @@ static int checkpoint(struct rb_range *g, uint64_t thread, const struct rb_threa
 static int thread_seen(struct rb_range *g, uint64_t thread, uint64_t id, struct rb_thread **out)
 {
 	struct rb_thread *th = calloc(1, sizeof *th);
-	int rc = th ? umt__rs_alloc(&th->s, g->ctx.dump, true, true)
+	int rc = th ? umt__rs_alloc(&th->s, g->ctx->dump, true, true)
 	            : umt__failf(UMT_E_NOMEM, "index build: out of memory");
 	if (rc == 0 && g->norder == g->order_cap) {
 		size_t cap = g->order_cap ? 2 * g->order_cap : 16;
@@ -122,7 +142,7 @@ int umt__regs_record(void *state, const umt_rec *r)
 	struct rb_thread *th = g->by_thread[thread];
 	int rc = th ? 0 : thread_seen(g, thread, r->id, &th);
 	if (rc == 0)
-		rc = umt__regs_apply(&g->ctx, &th->s, r, -1);
+		rc = umt__regs_apply(g->ctx, &th->s, r, -1);
 	if (rc < 0)
 		return rc;
 	th->last = r->id;

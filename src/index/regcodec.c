@@ -44,8 +44,9 @@ static bool dec_record(uint64_t e, uint64_t x, bool rel, uint64_t *v)
 /* Byte @p b continues the run of byte @p a. */
 static bool same_run(const struct rstate *s, uint32_t a, uint32_t b)
 {
-	return s->known[a] == s->known[b] && s->src[a] == s->src[b] &&
-	       (!s->track || (s->lw[a] == s->lw[b] && s->lc[a] == s->lc[b])) &&
+	return s->known[a] == s->known[b] && umt__rs_src(s, a) == umt__rs_src(s, b) &&
+	       (!s->track || (umt__rs_lw(s, a) == umt__rs_lw(s, b) &&
+	                      umt__rs_lc(s, a) == umt__rs_lc(s, b))) &&
 	       (!s->pend || s->pend[a] == s->pend[b]);
 }
 
@@ -90,10 +91,10 @@ size_t umt__rs_encode(const struct rstate *s, uint64_t record, uint8_t *out)
 		while (e < s->size && same_run(s, b, e))
 			e++;
 		n += umt__put_varint(out + n, (uint64_t)(e - b) << 1 | s->known[b]);
-		n += umt__put_varint(out + n, enc_record(s->src[b], record));
+		n += umt__put_varint(out + n, enc_record(umt__rs_src(s, b), record));
 		if (s->track) {
-			n += umt__put_varint(out + n, enc_record(s->lw[b], record));
-			n += umt__put_varint(out + n, enc_record(s->lc[b], record));
+			n += umt__put_varint(out + n, enc_record(umt__rs_lw(s, b), record));
+			n += umt__put_varint(out + n, enc_record(umt__rs_lc(s, b), record));
 		}
 		if (s->pend)
 			n += umt__put_varint(out + n, enc_record(s->pend[b], record));
@@ -167,6 +168,7 @@ int umt__rs_decode(const uint8_t *p, uint64_t n, uint64_t record, struct rstate 
 		return umt__failf(UMT_E_CORRUPT, "register state: flags 0x%02x", n ? *p : 0u);
 	bool track = (*p & 4) != 0;
 	s->mode64 = *p & 1;
+	s->fsrc = s->flw = s->flc = s->rel ? RS_UNSET : UMT_NO_RECORD; /* decoded flat */
 	p++;
 	uint64_t known = 0;
 	if (!decode_runs(&p, end, record, track, s, &known) || !decode_values(&p, end, s, known))

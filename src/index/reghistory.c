@@ -107,8 +107,8 @@ static int visit(void *arg, const umt_rec *r, const struct rstate *s)
 		return 0;
 	bool wrote = false, changed = false;
 	for (uint32_t b = loff; b < loff + llen; b++) {
-		wrote |= s->lw[b] == r->id;
-		changed |= s->lc[b] == r->id;
+		wrote |= umt__rs_lw(s, b) == r->id;
+		changed |= umt__rs_lc(s, b) == r->id;
 	}
 	if (!wrote || (h->q.changes && !changed))
 		return 0;
@@ -118,11 +118,12 @@ static int visit(void *arg, const umt_rec *r, const struct rstate *s)
 /* The latest record before (or at) a checkpoint that wrote (changed) a byte of the register. */
 static uint64_t latest(const struct umt_reg_history *h, const struct rstate *s)
 {
-	const uint64_t *at = h->q.changes ? s->lc : s->lw;
 	uint64_t m = UMT_NO_RECORD;
-	for (uint32_t b = h->lo; b < h->hi; b++)
-		if (at[b] != UMT_NO_RECORD && (m == UMT_NO_RECORD || at[b] > m))
-			m = at[b];
+	for (uint32_t b = h->lo; b < h->hi; b++) {
+		uint64_t at = h->q.changes ? umt__rs_lc(s, b) : umt__rs_lw(s, b);
+		if (at != UMT_NO_RECORD && (m == UMT_NO_RECORD || at > m))
+			m = at;
+	}
 	return m;
 }
 

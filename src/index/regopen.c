@@ -64,6 +64,7 @@ static void regs_close(umt_index *ix)
 		return;
 	umt__unmap(&d->dir);
 	umt__unmap(&d->ckpt);
+	umt__regctx_free(&d->ctx);
 	free(d);
 	ix->section_data[UMT_IX_REGS_BIT] = NULL;
 }
@@ -91,6 +92,8 @@ const struct ix_section umt__ix_regs_section = {
 	.name = "registers",
 	.bit = UMT_IX_REGS_BIT,
 	.files = regs_files,
+	.build_begin = umt__regs_build_begin,
+	.build_end = umt__regs_build_end,
 	.range_begin = umt__regs_range_begin,
 	.record = umt__regs_record,
 	.range_end = umt__regs_range_end,

@@ -52,6 +52,7 @@ struct rstate {
 	bool track;          /* lw and lc kept */
 	uint8_t *val, *known;
 	uint64_t *src, *lw, *lc;
+	uint64_t fsrc, flw, flc; /* floors (see umt__rs_eff); RS_UNSET or none when unset */
 	/* range-relative only: the first write of a byte the range had not seen
 	 * yet, whose "changed" depends on the state at the range's start */
 	uint64_t *pend;
@@ -63,6 +64,8 @@ UMT_HIDDEN int umt__rs_alloc(struct rstate *s, uint32_t size, bool rel, bool tra
 UMT_HIDDEN void umt__rs_free(struct rstate *s);
 /** The empty state: nothing known, no source (or, relative, nothing set). */
 UMT_HIDDEN void umt__rs_clear(struct rstate *s);
+/** Writes the floors into the bytes' records (then src, lw, lc hold them all). */
+UMT_HIDDEN void umt__rs_flatten(struct rstate *s);
 /** Copies @p from into @p to (same size; the fields both keep). */
 UMT_HIDDEN void umt__rs_copy(struct rstate *to, const struct rstate *from);
 /** The state after a range: @p abs (absolute) followed by @p rel (relative to it). */
@@ -70,15 +73,41 @@ UMT_HIDDEN void umt__rs_compose(struct rstate *abs, const struct rstate *rel);
 
 /* ---- how records change the register file (regapply.c) ------------------------ */
 
-/** What the register code needs of the trace, taken once. */
+/**
+ * The register slots of an instruction row in one mode (regapply.c), worked
+ * out once per row and mode: where each before and after value goes in the
+ * dump, and which outputs zero-extend.
+ */
+struct reg_plan_slot {
+	uint16_t lc_off;   /* of the value in the LC */
+	uint16_t dump_off; /* in the dump */
+	uint16_t len;      /* bytes */
+	uint8_t zext;      /* an output whose 64-bit register's upper half is zeroed */
+	uint8_t pad;
+};
+
+struct reg_plan {
+	uint16_t lc_size;  /* LCSize: a record's LC must be at least this long */
+	uint16_t nbefore, nafter;
+	struct reg_plan_slot slot[]; /* nbefore before values, then nafter after values */
+};
+
+/**
+ * What the register code needs of the trace, taken once, and the plans of
+ * the rows met so far: one pointer per row and mode, published atomically,
+ * so that every thread of a build or of queries shares them.
+ */
 struct regctx {
 	const umt_trace *t;
 	const umt_context_map *map;
 	uint32_t dump;    /* DumpSize */
 	int exec_version;
+	uint64_t rows;    /* of ins.itable */
+	_Atomic(struct reg_plan *) *plans; /* 2 * rows: [row * 2 + mode64] */
 };
 
 UMT_HIDDEN int umt__regctx_init(struct regctx *c, const umt_trace *t);
+UMT_HIDDEN void umt__regctx_free(struct regctx *c);
 
 /** One effect of a record on the register file. */
 enum reg_effect_kind {
@@ -113,7 +142,139 @@ UMT_HIDDEN int umt__regs_effects(const struct regctx *c, const umt_rec *r, int p
 UMT_HIDDEN int umt__regs_apply(const struct regctx *c, struct rstate *s, const umt_rec *r,
                                int phase);
 
-/** One effect applied to @p s by record @p id. */
+/* ---- applying an effect (inline: the build's and the replays' inner loop) ---- */
+
+/*
+ * A write of the whole file (a dump, a gap) sets floors instead of every
+ * byte's records: a byte's source (last write, last change) is the larger
+ * of its own and the floor, "none" and "not set" (RS_UNSET and above)
+ * being the smallest. umt__rs_flatten() writes the floors into the bytes.
+ */
+static inline uint64_t umt__rs_eff(uint64_t x, uint64_t floor)
+{
+	return floor >= RS_UNSET ? x : (x >= RS_UNSET || x < floor) ? floor : x;
+}
+static inline uint64_t umt__rs_src(const struct rstate *s, uint32_t b)
+{
+	return umt__rs_eff(s->src[b], s->fsrc);
+}
+static inline uint64_t umt__rs_lw(const struct rstate *s, uint32_t b)
+{
+	return umt__rs_eff(s->lw[b], s->flw);
+}
+static inline uint64_t umt__rs_lc(const struct rstate *s, uint32_t b)
+{
+	return umt__rs_eff(s->lc[b], s->flc);
+}
+
+static inline void umt__rs_fill(uint64_t *p, uint64_t v, uint32_t n)
+{
+	if (n == 8) { /* the common register: a fixed count the compiler unrolls */
+		for (int i = 0; i < 8; i++)
+			p[i] = v;
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		p[i] = v;
+}
+
+/* Copies @p n value bytes and marks them known (or unknown, @p v NULL). */
+static inline void umt__rs_values(struct rstate *s, uint32_t off, uint32_t n, const uint8_t *v)
+{
+	if (n == 8 && v) {
+		memcpy(s->val + off, v, 8);
+		memcpy(s->known + off, "\1\1\1\1\1\1\1\1", 8);
+	} else if (v) {
+		memcpy(s->val + off, v, n);
+		memset(s->known + off, 1, n);
+	} else {
+		memset(s->val + off, 0, n);
+		memset(s->known + off, 0, n);
+	}
+}
+
+/* Whether a relative state has not seen one of the 8 bytes at @p b yet. */
+static inline bool umt__rs_unseen8(const struct rstate *s, uint32_t b)
+{
+	if (!s->rel || s->fsrc != RS_UNSET)
+		return false;
+	bool unseen = false;
+	for (uint32_t i = 0; i < 8; i++)
+		unseen |= s->src[b + i] == RS_UNSET;
+	return unseen;
+}
+
+/*
+ * The last changes of a write of [off, off + len) with values @p v (a
+ * clobber: NULL): 8 bytes at a time where the state has seen them (a byte
+ * changes when it was unknown or differs), byte by byte otherwise.
+ */
+static inline void umt__rs_changes(struct rstate *s, uint32_t off, uint32_t len, const uint8_t *v,
+                                   uint64_t id)
+{
+	uint32_t i = 0;
+	for (; v && i + 8 <= len && !umt__rs_unseen8(s, off + i); i += 8) {
+		uint64_t k, x, y;
+		memcpy(&k, s->known + off + i, 8);
+		memcpy(&x, s->val + off + i, 8);
+		memcpy(&y, v + i, 8);
+		uint64_t diff = (x ^ y) | (k ^ 0x0101010101010101ull);
+		for (uint32_t j = 0; diff && j < 8; j++, diff >>= 8)
+			if (diff & 0xff)
+				s->lc[off + i + j] = id;
+	}
+	for (; i < len; i++) {
+		uint32_t b = off + i;
+		if (v && s->rel && umt__rs_src(s, b) == RS_UNSET) /* the range's first sight of it */
+			s->pend[b] = id, s->pval[b] = v[i];
+		else if (!v || !s->known[b] || s->val[b] != v[i])
+			s->lc[b] = id;
+	}
+}
+
+/* A write of @p v (or a clobber when @p v is NULL) to [off, off + len) by record @p id. */
+static inline void umt__rs_write(struct rstate *s, uint32_t off, uint32_t len, const uint8_t *v,
+                                 uint64_t id)
+{
+	bool whole = off == 0 && len == s->size;
+	if (s->track) {
+		if (whole && v == NULL)
+			s->flc = id; /* a gap: everything changed */
+		else
+			umt__rs_changes(s, off, len, v, id);
+		if (whole)
+			s->flw = id;
+		else
+			umt__rs_fill(s->lw + off, id, len);
+	}
+	umt__rs_values(s, off, len, v);
+	if (whole)
+		s->fsrc = id;
+	else
+		umt__rs_fill(s->src + off, id, len);
+}
+
+/** One effect applied to @p s by record @p id (regstate.c). */
+static inline void umt__rs_effect_inline(struct rstate *s, const struct reg_effect *e, uint64_t id)
+{
+	switch (e->kind) {
+	case RE_GAP:
+		umt__rs_write(s, 0, s->size, NULL, id);
+		break;
+	case RE_OBSERVE:
+		umt__rs_values(s, e->off, e->len, e->data);
+		umt__rs_fill(s->src + e->off, id, e->len);
+		break;
+	case RE_WRITE:
+		umt__rs_write(s, e->off, e->len, e->data, id);
+		break;
+	default: /* RE_CLOBBER */
+		umt__rs_write(s, e->off, e->len, NULL, id);
+		break;
+	}
+}
+
+/** The same, out of line. */
 UMT_HIDDEN void umt__rs_effect(struct rstate *s, const struct reg_effect *e, uint64_t id);
 
 /**
@@ -164,7 +325,7 @@ struct rb_chunk {
  */
 struct rb_range {
 	struct ix_build *b;
-	struct regctx ctx;
+	const struct regctx *ctx;  /* the build's (umt__regs_build_begin) */
 	uint64_t nthreads;         /* rows of the thread table */
 	struct rb_thread **by_thread;
 	uint64_t *order;           /* threads in first-appearance order */
@@ -176,6 +337,8 @@ struct rb_range {
 	struct rb_chunk summary;
 };
 
+UMT_HIDDEN int umt__regs_build_begin(struct ix_build *b, void **global);
+UMT_HIDDEN void umt__regs_build_end(void *global);
 UMT_HIDDEN int umt__regs_range_begin(struct ix_build *b, unsigned range, uint64_t first,
                                      uint64_t end, void **state);
 UMT_HIDDEN int umt__regs_record(void *state, const umt_rec *r);

@@ -49,6 +49,7 @@ void umt__rs_free(struct rstate *s)
 void umt__rs_clear(struct rstate *s)
 {
 	uint64_t none = s->rel ? RS_UNSET : UMT_NO_RECORD;
+	s->fsrc = s->flw = s->flc = none;
 	memset(s->val, 0, s->size);
 	memset(s->known, 0, s->size);
 	for (uint32_t b = 0; b < s->size; b++) {
@@ -59,6 +60,17 @@ void umt__rs_clear(struct rstate *s)
 			s->pend[b] = RS_UNSET;
 	}
 	s->mode64 = false;
+}
+
+void umt__rs_flatten(struct rstate *s)
+{
+	uint64_t none = s->rel ? RS_UNSET : UMT_NO_RECORD;
+	for (uint32_t b = 0; b < s->size; b++) {
+		s->src[b] = umt__rs_src(s, b);
+		if (s->track)
+			s->lw[b] = umt__rs_lw(s, b), s->lc[b] = umt__rs_lc(s, b);
+	}
+	s->fsrc = s->flw = s->flc = none;
 }
 
 void umt__rs_copy(struct rstate *to, const struct rstate *from)
@@ -75,66 +87,35 @@ void umt__rs_copy(struct rstate *to, const struct rstate *from)
 		memcpy(to->pval, from->pval, from->size);
 	}
 	to->mode64 = from->mode64;
+	to->fsrc = from->fsrc;
+	to->flw = from->flw;
+	to->flc = from->flc;
 }
 
 void umt__rs_compose(struct rstate *abs, const struct rstate *rel)
 {
+	umt__rs_flatten(abs);
 	for (uint32_t b = 0; b < abs->size; b++) {
 		if (abs->track) {
-			if (rel->lc[b] != RS_UNSET)
-				abs->lc[b] = rel->lc[b];
+			uint64_t lc = umt__rs_lc(rel, b), lw = umt__rs_lw(rel, b);
+			if (lc != RS_UNSET)
+				abs->lc[b] = lc;
 			else if (rel->pend[b] != RS_UNSET && (!abs->known[b] || abs->val[b] != rel->pval[b]))
 				abs->lc[b] = rel->pend[b]; /* decided now that the value before is known */
-			if (rel->lw[b] != RS_UNSET)
-				abs->lw[b] = rel->lw[b];
+			if (lw != RS_UNSET)
+				abs->lw[b] = lw;
 		}
-		if (rel->src[b] != RS_UNSET) {
+		uint64_t src = umt__rs_src(rel, b);
+		if (src != RS_UNSET) {
 			abs->val[b] = rel->val[b];
 			abs->known[b] = rel->known[b];
-			abs->src[b] = rel->src[b];
+			abs->src[b] = src;
 		}
 	}
 	abs->mode64 = rel->mode64;
 }
 
-/* A write of @p v (or a clobber when @p v is NULL) to byte @p b by record @p id. */
-static inline void write_byte(struct rstate *s, uint32_t b, const uint8_t *v, uint64_t id)
-{
-	if (s->track) {
-		if (v == NULL)
-			s->lc[b] = id;
-		else if (s->rel && s->src[b] == RS_UNSET) /* the range's first sight of it */
-			s->pend[b] = id, s->pval[b] = *v;
-		else if (!s->known[b] || s->val[b] != *v)
-			s->lc[b] = id;
-		s->lw[b] = id;
-	}
-	s->val[b] = v ? *v : 0;
-	s->known[b] = v != NULL;
-	s->src[b] = id;
-}
-
 void umt__rs_effect(struct rstate *s, const struct reg_effect *e, uint64_t id)
 {
-	uint32_t end = e->off + e->len;
-	switch (e->kind) {
-	case RE_GAP:
-		for (uint32_t b = 0; b < s->size; b++)
-			write_byte(s, b, NULL, id);
-		break;
-	case RE_OBSERVE:
-		memcpy(s->val + e->off, e->data, e->len);
-		memset(s->known + e->off, 1, e->len);
-		for (uint32_t b = e->off; b < end; b++)
-			s->src[b] = id;
-		break;
-	case RE_WRITE:
-		for (uint32_t b = e->off; b < end; b++)
-			write_byte(s, b, e->data + (b - e->off), id);
-		break;
-	default: /* RE_CLOBBER */
-		for (uint32_t b = e->off; b < end; b++)
-			write_byte(s, b, NULL, id);
-		break;
-	}
+	umt__rs_effect_inline(s, e, id);
 }

@@ -35,7 +35,8 @@ static bool same_state(const struct rstate *a, const struct rstate *b)
 		return false;
 	for (uint32_t i = 0; i < a->size; i++)
 		if (a->known[i] != b->known[i] || (a->known[i] && a->val[i] != b->val[i]) ||
-		    a->src[i] != b->src[i] || a->lw[i] != b->lw[i] || a->lc[i] != b->lc[i])
+		    umt__rs_src(a, i) != umt__rs_src(b, i) || umt__rs_lw(a, i) != umt__rs_lw(b, i) ||
+		    umt__rs_lc(a, i) != umt__rs_lc(b, i))
 			return false;
 	return true;
 }

@@ -13,7 +13,7 @@
 /* Bytes of exec.vtable per range of the scan, and the most ranges: enough
  * ranges for 64 threads to share the work evenly, few enough that what a
  * section keeps per range stays small; small traces still get several. */
-#define RANGE_BYTES (256u << 10)
+#define RANGE_BYTES (1u << 20)
 #define MAX_RANGES 1024u
 
 /* Sections are added here, one line each, in bit order. */

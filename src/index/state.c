@@ -70,6 +70,7 @@ int umt_state_at(const umt_index *ix, uint64_t at, int64_t thread, umt_state *s)
 		rc = umt__regs_replay(d, t, at, &in->rs, NULL, NULL, &last);
 	if (rc == 0 && r.thread_id >= 0 && (uint64_t)r.thread_id == t)
 		rc = umt__regs_apply(&d->ctx, &in->rs, &r, 0);
+	umt__rs_flatten(&in->rs); /* s->sources are the bytes' own */
 	s->at = at;
 	s->thread = t;
 	s->is_64bit = in->rs.mode64;
