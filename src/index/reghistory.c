@@ -3,17 +3,20 @@
  * thread that write (or change) a register, forward or backward, with a
  * limit; every thread's histories merged by record when no thread is given.
  *
- * A thread's cursor works window by window, a window being the thread's
- * records between two of its checkpoints (at most 2K - 1): it replays the
- * window from the first checkpoint, keeping lw and lc (regs.h), and logs
- * every record after which a byte of the register has it as last writer
- * (last changer), with the register's value. Windows without such a record
- * are not replayed: forward, a checkpoint whose last writes (changes) of
- * the register's bytes are all at or before the cursor is loaded directly;
- * backward, the latest write (change) before a checkpoint is read from it,
- * and the window holding that record is the next one replayed. The bytes
- * tested are those the register covers in either map, so a thread that
- * changes mode is never skipped wrongly.
+ * Forward, a thread's cursor works window by window, a window being the
+ * thread's records between two of its checkpoints (at most 2K - 1): it
+ * replays the window from the first checkpoint, keeping lw and lc (regs.h),
+ * and logs every record after which a byte of the register has it as last
+ * writer (last changer), with the register's value; a window whose closing
+ * checkpoint says nothing was written (changed) since the cursor is not
+ * replayed, the checkpoint is loaded instead. Backward, the cursor examines
+ * the thread's records from the end down (regsettle.c gives the register
+ * around each write, usually from the record's own slots), and at a
+ * checkpoint jumps to the latest write (change) it records: "the previous
+ * change of rax" reads the records back to that change, or to one
+ * checkpoint and one record. The bytes tested for skipping are those the
+ * register covers in either map, so a thread that changes mode is never
+ * skipped wrongly.
  */
 #include <stdlib.h>
 
@@ -30,8 +33,8 @@ struct rh_entry {
 struct rh_cursor {
 	uint64_t thread;
 	struct rstate s;      /* forward: the state after cur */
-	uint64_t cur;         /* forward: last record applied; backward: records below are left */
-	uint64_t below;       /* backward: the window starts at a checkpoint before this record */
+	uint64_t cur;         /* forward: the last record applied */
+	uint64_t pos;         /* backward: the next record to examine (of the thread) */
 	bool done;
 	struct rh_entry *log; /* the window's writes, in record order */
 	size_t n, cap, next;  /* next: the entry to give (from the end when backward) */
@@ -45,6 +48,8 @@ struct umt_reg_history {
 	umt_reg_history_query q;
 	uint32_t lo, hi;      /* the bytes of the register in either map: [lo, hi) */
 	struct rstate ck;     /* a checkpoint being looked at */
+	struct rstate tmp;    /* backward: the register around one record */
+	struct settle w;
 	struct rh_cursor *cur;
 	size_t ncur;
 	uint64_t emitted;
@@ -164,31 +169,115 @@ static int fill_forward(struct umt_reg_history *h, struct rh_cursor *c)
 	return rc;
 }
 
-/* Backward: the window before c->cur, then the one holding the latest earlier write. */
+/* ---- backwards ---------------------------------------------------------------------- */
+
+/* Which bytes of the register a record writes (gap, dump, outputs). */
+struct wrote {
+	uint32_t lo, hi;
+	bool any;
+};
+
+static int wrote_sink(void *arg, const struct reg_effect *e)
+{
+	struct wrote *w = arg;
+	if (e->kind != RE_OBSERVE && e->off < w->hi && w->lo < e->off + e->len)
+		w->any = true;
+	return 0;
+}
+
+/*
+ * Record @p r of the cursor's thread: when it writes the register (in its own
+ * map), the entry, as the build decides it (regstate.c): the register's bytes
+ * at the record (before a context record's dump), then the record's writes
+ * applied with their last writes and changes kept.
+ */
+static int examine(struct umt_reg_history *h, struct rh_cursor *c, const umt_rec *r)
+{
+	const struct regctx *ctx = &h->d->ctx;
+	bool mode64 = (r->flags & UMT_EXEC_F_64BIT) != 0, ins = r->type == UMT_REC_INSTRUCTION;
+	uint32_t off, len, loff, llen;
+	int largest, l2;
+	if (r->id < h->q.from || r->id >= h->q.to ||
+	    !umt__regs_place(ctx, h->q.reg, mode64, &off, &len, &largest) ||
+	    !umt__regs_place(ctx, largest, mode64, &loff, &llen, &l2))
+		return 0;
+	struct wrote w = {loff, loff + llen, false};
+	int rc = umt__regs_effects(ctx, r, -1, wrote_sink, &w);
+	if (rc < 0 || !w.any)
+		return rc;
+	struct rstate *s = &h->tmp;
+	for (uint32_t b = loff; b < loff + llen; b++)
+		s->lw[b] = s->lc[b] = UMT_NO_RECORD;
+	s->flw = s->flc = s->fsrc = UMT_NO_RECORD;
+	rc = umt__regs_settle(&h->w, c->thread, r->id, ins ? SETTLE_AT : SETTLE_BEFORE, loff,
+	                      loff + llen, s);
+	if (rc == 0)
+		rc = umt__regs_apply(ctx, s, r, ins ? 1 : 0);
+	bool gap = (r->flags & UMT_EXEC_F_INSTR_OFF) != 0, changed = gap;
+	for (uint32_t b = loff; b < loff + llen; b++)
+		changed |= umt__rs_lc(s, b) == r->id;
+	if (rc < 0 || (h->q.changes && !changed))
+		return rc;
+	return log_write(h, c, r->id, largest, loff, llen, s, changed);
+}
+
+/* The thread's last record before @p to (UMT_NO_RECORD when none). */
+static int last_before(struct umt_reg_history *h, uint64_t thread, uint64_t to, uint64_t *pos)
+{
+	umt_rec r;
+	for (uint64_t id = to; id > 0 && to - id < 64;) { /* threads interleave: usually close */
+		int rc = umt_exec_get(h->ix->trace, --id, &r);
+		if (rc < 0)
+			return rc;
+		if (r.thread_id >= 0 && (uint64_t)r.thread_id == thread) {
+			*pos = id;
+			return 0;
+		}
+	}
+	return umt__regs_replay(h->d, thread, to, &h->ck, NULL, NULL, pos);
+}
+
+/*
+ * Backward: the thread's records from c->pos down, each examined; at the
+ * window's checkpoint, a jump to the latest write (change) it records.
+ */
 static int fill_backward(struct umt_reg_history *h, struct rh_cursor *c)
 {
 	const struct regs_data *d = h->d;
 	int rc = 0;
 	reset_log(c);
 	while (rc == 0 && !c->done && c->n == 0) {
-		uint64_t entry, x = UMT_NO_RECORD, m = UMT_NO_RECORD, last;
-		int has = umt__regs_find(d, c->thread, c->below, &entry);
+		uint64_t entry, x = UMT_NO_RECORD, pos = c->pos;
+		int has = pos == UMT_NO_RECORD || pos < h->q.from ? 0 : umt__regs_find(d, c->thread, pos, &entry);
 		if (has < 0)
 			return has;
-		if (has > 0 && (rc = umt__regs_load(d, entry, &c->s, &x)) < 0)
-			return rc;
 		if (has > 0)
-			m = latest(h, &c->s); /* the latest write at or before x */
-		else
-			umt__rs_clear(&c->s);
-		struct visit_arg a = {h, c, 0};
-		rc = umt__regs_advance(d, c->thread, x, c->cur, &c->s, visit, &a, &last);
-		/* the next window holds m: it starts at a checkpoint before m */
-		c->done = m == UMT_NO_RECORD || m + 1 <= h->q.from;
-		c->cur = m == UMT_NO_RECORD ? 0 : m + 1;
-		c->below = m;
+			memcpy(&x, &d->entries[entry].Record, 8);
+		c->done = true; /* unless a record or a jump says otherwise below */
+		umt_thread_iter it;
+		umt_rec r;
+		rc = pos == UMT_NO_RECORD || pos < h->q.from
+		             ? 0 : umt_thread_iter_init(&it, d->ctx.t, pos, UMT_BACKWARD);
+		while (rc == 0 && pos != UMT_NO_RECORD && pos >= h->q.from &&
+		       (rc = umt_thread_iter_next(&it, &r)) > 0) {
+			rc = 0;
+			if (r.id < h->q.from)
+				break;
+			if (x != UMT_NO_RECORD && r.id <= x) { /* the checkpoint: jump */
+				uint64_t record;
+				if ((rc = umt__regs_load(d, entry, &h->ck, &record)) == 0)
+					c->pos = latest(h, &h->ck);
+				c->done = c->pos == UMT_NO_RECORD;
+				break;
+			}
+			if ((rc = examine(h, c, &r)) == 0 && c->n > 0) {
+				c->pos = it.next_id < 0 ? UMT_NO_RECORD : (uint64_t)it.next_id;
+				c->done = c->pos == UMT_NO_RECORD;
+				break;
+			}
+		}
 	}
-	return rc;
+	return rc < 0 ? rc : 0;
 }
 
 /* Makes sure cursor @p c has an entry to give, unless it is at its end. */
@@ -251,6 +340,8 @@ void umt_reg_history_close(umt_reg_history *h)
 	}
 	free(h->cur);
 	umt__rs_free(&h->ck);
+	umt__rs_free(&h->tmp);
+	umt__settle_free(&h->w);
 	free(h);
 }
 
@@ -282,10 +373,9 @@ static int cursor(struct umt_reg_history *h, uint64_t thread)
 	if (rc < 0)
 		return rc;
 	if (h->q.reverse) {
-		uint64_t count = umt_exec_count(h->ix->trace);
-		c->cur = c->below = h->q.to < count ? h->q.to : count;
-		c->done = c->cur <= h->q.from;
-		return 0;
+		uint64_t count = umt_exec_count(h->ix->trace), to = h->q.to < count ? h->q.to : count;
+		c->done = to <= h->q.from;
+		return c->done ? 0 : last_before(h, thread, to, &c->pos);
 	}
 	c->done = h->q.from >= h->q.to;
 	return umt__regs_replay(h->d, thread, h->q.from, &c->s, NULL, NULL, &c->cur);
@@ -313,6 +403,10 @@ int umt_reg_history_open(const umt_index *ix, const umt_reg_history_query *q,
 	int rc = extent(h) ? umt__rs_alloc(&h->ck, d->ctx.dump, false, true)
 	                   : umt__failf(UMT_E_NOT_FOUND, "register %d is in no map of the dump",
 	                                q->reg);
+	if (rc == 0)
+		rc = umt__rs_alloc(&h->tmp, d->ctx.dump, false, true);
+	if (rc == 0)
+		rc = umt__settle_init(&h->w, d);
 	uint64_t n = q->thread >= 0 ? 1 : d->thread_count;
 	if (rc == 0 && (h->cur = calloc(n ? n : 1, sizeof *h->cur)) == NULL)
 		rc = umt__failf(UMT_E_NOMEM, "umt_reg_history_open: out of memory");

@@ -421,6 +421,37 @@ UMT_HIDDEN int umt__regs_advance(const struct regs_data *d, uint64_t thread, uin
 UMT_HIDDEN int umt__regs_replay(const struct regs_data *d, uint64_t thread, uint64_t before,
                                 struct rstate *s, regs_visit visit, void *arg, uint64_t *last);
 
+/* ---- reading backwards (regsettle.c) ------------------------------------------------- */
+
+/** What a backward settle works with (one per query object). */
+struct settle {
+	const struct regs_data *d;
+	uint8_t *done;           /* per byte: settled */
+	uint32_t lo, hi, left;
+	struct reg_effect *fx;   /* the effects of the record being read */
+	size_t nfx;
+	struct rstate ck;        /* a checkpoint */
+};
+
+UMT_HIDDEN int umt__settle_init(struct settle *w, const struct regs_data *d);
+UMT_HIDDEN void umt__settle_free(struct settle *w);
+
+/** How much of the record itself a settle takes. */
+enum { SETTLE_BEFORE = 0, /* nothing: the state after the thread's previous record */
+       SETTLE_AT = 1,     /* its phase 0: the state at it (section 1) */
+       SETTLE_AFTER = 2   /* both phases: the state after it */ };
+
+/**
+ * Bytes [lo, hi) of the register file of @p thread at its record @p at
+ * (@p upto: SETTLE_*) into @p s (values, known flags, sources; s->mode64 is
+ * at's map), read backwards from @p at to the first observation of each
+ * byte, or to the thread's latest checkpoint before @p at. Bytes outside
+ * [lo, hi) are left alone.
+ * @return 0; UMT_E_INVAL (@p at is not of @p thread); index and trace errors.
+ */
+UMT_HIDDEN int umt__regs_settle(struct settle *w, uint64_t thread, uint64_t at, int upto,
+                                uint32_t lo, uint32_t hi, struct rstate *s);
+
 /** The thread-table row of record @p at (checked against the section). */
 UMT_HIDDEN int umt__regs_thread_of(const umt_index *ix, const struct regs_data *d, uint64_t at,
                                    uint64_t *thread);

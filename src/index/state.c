@@ -1,7 +1,8 @@
 /*
  * libumtrace - the registers of a thread at a record (index.h section 7):
- * the thread's latest checkpoint before the record, its records from there
- * (regwalk.c), and the record's own phase 0 when it is the thread's.
+ * at one of the thread's records, read backwards from it (regsettle.c); at
+ * another thread's, the thread's latest checkpoint before the record and
+ * its records from there (regwalk.c).
  */
 #include <stdlib.h>
 
@@ -11,6 +12,7 @@ struct state_internal {
 	const umt_index *ix;
 	const struct regs_data *d;
 	struct rstate rs;
+	struct settle w;
 };
 
 int umt_state_init(const umt_index *ix, umt_state *s)
@@ -25,6 +27,8 @@ int umt_state_init(const umt_index *ix, umt_state *s)
 	if (in == NULL)
 		return umt__failf(UMT_E_NOMEM, "umt_state_init: out of memory");
 	int rc = umt__rs_alloc(&in->rs, d->ctx.dump, false, false);
+	if (rc == 0 && (rc = umt__settle_init(&in->w, d)) < 0)
+		umt__rs_free(&in->rs);
 	if (rc < 0) {
 		free(in);
 		return rc;
@@ -46,6 +50,7 @@ void umt_state_release(umt_state *s)
 		return;
 	struct state_internal *in = s->internal;
 	umt__rs_free(&in->rs);
+	umt__settle_free(&in->w);
 	free(in);
 	memset(s, 0, sizeof *s);
 }
@@ -66,10 +71,12 @@ int umt_state_at(const umt_index *ix, uint64_t at, int64_t thread, umt_state *s)
 	int rc = umt_exec_get(ix->trace, at, &r);
 	if (rc == 0 && thread < 0)
 		rc = umt__regs_thread_of(ix, d, at, &t);
-	if (rc == 0)
-		rc = umt__regs_replay(d, t, at, &in->rs, NULL, NULL, &last);
+	/* a record of the thread: read backwards from it (usually a few records); another
+	 * thread's: the thread's records up to it, forwards from its checkpoint */
 	if (rc == 0 && r.thread_id >= 0 && (uint64_t)r.thread_id == t)
-		rc = umt__regs_apply(&d->ctx, &in->rs, &r, 0);
+		rc = umt__regs_settle(&in->w, t, at, SETTLE_AT, 0, d->ctx.dump, &in->rs);
+	else if (rc == 0)
+		rc = umt__regs_replay(d, t, at, &in->rs, NULL, NULL, &last);
 	umt__rs_flatten(&in->rs); /* s->sources are the bytes' own */
 	s->at = at;
 	s->thread = t;
