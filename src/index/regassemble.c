@@ -102,7 +102,7 @@ static int composed(struct ra *g, uint64_t thread, struct rstate **out)
 }
 
 /* A checkpoint: its blob appended to regs.ckpt, its entry written in place. */
-static int emit(struct ra *g, uint64_t thread, uint64_t record, const struct rstate *s)
+static int emit(struct ra *g, uint64_t thread, uint64_t record, struct rstate *s)
 {
 	if (g->next[thread] >= g->entries[thread])
 		return umt__failf(UMT_E_CORRUPT, "index build: thread %llu has more checkpoints "

@@ -89,7 +89,7 @@ static int flush(struct rb_range *g)
 }
 
 /* Appends a varint length and the encoding of @p s after @p record to the pending bytes. */
-static void put_state(struct rb_range *g, const struct rstate *s, uint64_t record)
+static void put_state(struct rb_range *g, struct rstate *s, uint64_t record)
 {
 	size_t n = umt__rs_encode(s, record, g->enc);
 	g->len += umt__put_varint(g->buf + g->len, n);
@@ -97,7 +97,7 @@ static void put_state(struct rb_range *g, const struct rstate *s, uint64_t recor
 	g->len += n;
 }
 
-static int checkpoint(struct rb_range *g, uint64_t thread, const struct rb_thread *th,
+static int checkpoint(struct rb_range *g, uint64_t thread, struct rb_thread *th,
                       uint64_t record)
 {
 	g->len += umt__put_varint(g->buf + g->len, thread);
@@ -196,7 +196,7 @@ static int summary(struct rb_range *g)
 	}
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < g->norder; i++) {
-		const struct rb_thread *th = g->by_thread[g->order[i]];
+		struct rb_thread *th = g->by_thread[g->order[i]];
 		size_t k = umt__rs_encode(&th->s, th->last, g->enc);
 		if ((rc = room(&sum, &cap, len, k + 10)) == 0) {
 			len += umt__put_varint(sum + len, k);

@@ -42,11 +42,11 @@ static bool dec_record(uint64_t e, uint64_t x, bool rel, uint64_t *v)
 }
 
 /* Byte @p b continues the run of byte @p a. */
+/* Byte @p b continues the run of byte @p a (a flat state: no floors). */
 static bool same_run(const struct rstate *s, uint32_t a, uint32_t b)
 {
-	return s->known[a] == s->known[b] && umt__rs_src(s, a) == umt__rs_src(s, b) &&
-	       (!s->track || (umt__rs_lw(s, a) == umt__rs_lw(s, b) &&
-	                      umt__rs_lc(s, a) == umt__rs_lc(s, b))) &&
+	return s->known[a] == s->known[b] && s->src[a] == s->src[b] &&
+	       (!s->track || (s->lw[a] == s->lw[b] && s->lc[a] == s->lc[b])) &&
 	       (!s->pend || s->pend[a] == s->pend[b]);
 }
 
@@ -82,8 +82,9 @@ static size_t encode_values(const struct rstate *s, uint8_t *out)
 	return n;
 }
 
-size_t umt__rs_encode(const struct rstate *s, uint64_t record, uint8_t *out)
+size_t umt__rs_encode(struct rstate *s, uint64_t record, uint8_t *out)
 {
+	umt__rs_flatten(s); /* the same state, its floors written into the bytes */
 	size_t n = 0;
 	out[n++] = (uint8_t)(s->mode64 | s->rel << 1 | s->track << 2);
 	for (uint32_t b = 0; b < s->size;) {
@@ -91,10 +92,10 @@ size_t umt__rs_encode(const struct rstate *s, uint64_t record, uint8_t *out)
 		while (e < s->size && same_run(s, b, e))
 			e++;
 		n += umt__put_varint(out + n, (uint64_t)(e - b) << 1 | s->known[b]);
-		n += umt__put_varint(out + n, enc_record(umt__rs_src(s, b), record));
+		n += umt__put_varint(out + n, enc_record(s->src[b], record));
 		if (s->track) {
-			n += umt__put_varint(out + n, enc_record(umt__rs_lw(s, b), record));
-			n += umt__put_varint(out + n, enc_record(umt__rs_lc(s, b), record));
+			n += umt__put_varint(out + n, enc_record(s->lw[b], record));
+			n += umt__put_varint(out + n, enc_record(s->lc[b], record));
 		}
 		if (s->pend)
 			n += umt__put_varint(out + n, enc_record(s->pend[b], record));

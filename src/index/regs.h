@@ -29,7 +29,7 @@
  * median replay stays under 50 us.
  */
 #ifndef UMT_IX_REGS_INTERVAL
-#define UMT_IX_REGS_INTERVAL 2048u
+#define UMT_IX_REGS_INTERVAL 1024u
 #endif
 
 #define UMT_IX_REGS_BIT 1u
@@ -68,7 +68,8 @@ UMT_HIDDEN void umt__rs_clear(struct rstate *s);
 UMT_HIDDEN void umt__rs_flatten(struct rstate *s);
 /** Copies @p from into @p to (same size; the fields both keep). */
 UMT_HIDDEN void umt__rs_copy(struct rstate *to, const struct rstate *from);
-/** The state after a range: @p abs (absolute) followed by @p rel (relative to it). */
+/** The state after a range: @p abs (absolute) followed by @p rel (relative to it, flat:
+ * decoded). */
 UMT_HIDDEN void umt__rs_compose(struct rstate *abs, const struct rstate *rel);
 
 /* ---- how records change the register file (regapply.c) ------------------------ */
@@ -291,8 +292,11 @@ UMT_HIDDEN bool umt__regs_place(const struct regctx *c, int reg, bool mode64, ui
 /** The largest encoding of a state of @p size bytes. */
 UMT_HIDDEN size_t umt__rs_encoded_max(uint32_t size);
 
-/** Encodes @p s after record @p record into @p out (umt__rs_encoded_max bytes); returns its length. */
-UMT_HIDDEN size_t umt__rs_encode(const struct rstate *s, uint64_t record, uint8_t *out);
+/**
+ * Encodes @p s after record @p record into @p out (umt__rs_encoded_max
+ * bytes); returns its length. Flattens @p s first (umt__rs_flatten()).
+ */
+UMT_HIDDEN size_t umt__rs_encode(struct rstate *s, uint64_t record, uint8_t *out);
 
 /**
  * Decodes a state after record @p record from [@p p, @p p + @p n) into

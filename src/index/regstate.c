@@ -62,13 +62,24 @@ void umt__rs_clear(struct rstate *s)
 	s->mode64 = false;
 }
 
+/* @p n records of @p p, each the larger of its own and the floor @p f ("none" smallest). */
+static void lift(uint64_t *p, uint32_t n, uint64_t f)
+{
+	if (f >= RS_UNSET)
+		return; /* no floor */
+	for (uint32_t b = 0; b < n; b++) {
+		uint64_t v = p[b] >= RS_UNSET ? 0 : p[b];
+		p[b] = v > f ? v : f;
+	}
+}
+
 void umt__rs_flatten(struct rstate *s)
 {
 	uint64_t none = s->rel ? RS_UNSET : UMT_NO_RECORD;
-	for (uint32_t b = 0; b < s->size; b++) {
-		s->src[b] = umt__rs_src(s, b);
-		if (s->track)
-			s->lw[b] = umt__rs_lw(s, b), s->lc[b] = umt__rs_lc(s, b);
+	lift(s->src, s->size, s->fsrc);
+	if (s->track) {
+		lift(s->lw, s->size, s->flw);
+		lift(s->lc, s->size, s->flc);
 	}
 	s->fsrc = s->flw = s->flc = none;
 }
@@ -97,7 +108,7 @@ void umt__rs_compose(struct rstate *abs, const struct rstate *rel)
 	umt__rs_flatten(abs);
 	for (uint32_t b = 0; b < abs->size; b++) {
 		if (abs->track) {
-			uint64_t lc = umt__rs_lc(rel, b), lw = umt__rs_lw(rel, b);
+			uint64_t lc = rel->lc[b], lw = rel->lw[b];
 			if (lc != RS_UNSET)
 				abs->lc[b] = lc;
 			else if (rel->pend[b] != RS_UNSET && (!abs->known[b] || abs->val[b] != rel->pval[b]))
@@ -105,7 +116,7 @@ void umt__rs_compose(struct rstate *abs, const struct rstate *rel)
 			if (lw != RS_UNSET)
 				abs->lw[b] = lw;
 		}
-		uint64_t src = umt__rs_src(rel, b);
+		uint64_t src = rel->src[b];
 		if (src != RS_UNSET) {
 			abs->val[b] = rel->val[b];
 			abs->known[b] = rel->known[b];
