@@ -296,7 +296,8 @@ typedef struct umt_state {
 	uint64_t at;       /**< the record */
 	uint64_t thread;   /**< the thread-table row */
 	int is_64bit;      /**< 1: RegMap64 places the registers (the mode of record at when it
-	                        is the thread's, else of the thread's last record before it) */
+	                        is the thread's, else of the thread's last record before it, or
+	                        of record at when the thread has none yet) */
 	uint32_t size;     /**< bytes of the dump (the context map's DumpSize) */
 	const uint8_t *data;     /**< size bytes; unknown bytes are 0 */
 	const uint8_t *known;    /**< size flags: 1 when the byte is known */

@@ -75,8 +75,9 @@ int umt_state_at(const umt_index *ix, uint64_t at, int64_t thread, umt_state *s)
 	 * thread's: the thread's records up to it, forwards from its checkpoint */
 	if (rc == 0 && r.thread_id >= 0 && (uint64_t)r.thread_id == t)
 		rc = umt__regs_settle(&in->w, t, at, SETTLE_AT, 0, d->ctx.dump, &in->rs);
-	else if (rc == 0)
-		rc = umt__regs_replay(d, t, at, &in->rs, NULL, NULL, &last);
+	else if (rc == 0 && (rc = umt__regs_replay(d, t, at, &in->rs, NULL, NULL, &last)) == 0 &&
+	         last == UMT_NO_RECORD)
+		in->rs.mode64 = (r.flags & UMT_EXEC_F_64BIT) != 0; /* no record yet: the map of at's */
 	umt__rs_flatten(&in->rs); /* s->sources are the bytes' own */
 	s->at = at;
 	s->thread = t;
