@@ -200,7 +200,7 @@ static int alloc_all(struct ra *g)
 			return nomem();
 	for (uint64_t t = 0; t < g->nthreads; t++)
 		g->first[t] = UMT_NO_RECORD;
-	g->composed = calloc(n, sizeof *g->composed);
+	g->composed = calloc(n, sizeof(struct rstate *));
 	g->enc = malloc(umt__rs_encoded_max((uint32_t)g->dump));
 	if (g->composed == NULL || g->enc == NULL)
 		return nomem();

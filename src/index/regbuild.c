@@ -60,7 +60,7 @@ int umt__regs_range_begin(struct ix_build *b, unsigned range, uint64_t first, ui
 	g->ctx = b->section_global[UMT_IX_REGS_BIT];
 	g->nthreads = umt_thread_count(b->t);
 	g->cap = SPILL_CHUNK + umt__rs_encoded_max(g->ctx->dump) + 32;
-	g->by_thread = calloc(g->nthreads ? g->nthreads : 1, sizeof *g->by_thread);
+	g->by_thread = calloc(g->nthreads ? g->nthreads : 1, sizeof(struct rb_thread *));
 	g->buf = malloc(g->cap);
 	g->enc = malloc(umt__rs_encoded_max(g->ctx->dump));
 	if (g->by_thread == NULL || g->buf == NULL || g->enc == NULL)

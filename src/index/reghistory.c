@@ -70,7 +70,6 @@ void umt_reg_history_query_init(umt_reg_history_query *q, int reg)
 struct visit_arg {
 	struct umt_reg_history *h;
 	struct rh_cursor *c;
-	int rc;
 };
 
 static int log_write(struct umt_reg_history *h, struct rh_cursor *c, uint64_t id, int reg,
@@ -161,7 +160,7 @@ static int fill_forward(struct umt_reg_history *h, struct rh_cursor *c)
 			}
 			end = x + 1 < end ? x + 1 : end;
 		}
-		struct visit_arg a = {h, c, 0};
+		struct visit_arg a = {h, c};
 		rc = umt__regs_advance(d, c->thread, c->cur, end, &c->s, visit, &a, &last);
 		c->cur = last;
 		c->done = has == 0 || end >= h->q.to;

@@ -147,29 +147,32 @@ static int pass(struct rv *v)
 	return rc == 0 ? rows(v) : rc;
 }
 
+static void free_all(struct rv *v)
+{
+	for (uint64_t t = 0; v->st && t < v->d->thread_count; t++)
+		if (v->st[t])
+			umt__rs_free(v->st[t]), free(v->st[t]);
+	free(v->st);
+	free(v->count), free(v->since), free(v->next), free(v->first), free(v->records);
+	free(v->last), free(v->touched);
+	umt__rs_free(&v->ck);
+}
+
 int umt__regs_verify(const umt_index *ix)
 {
 	struct rv v = {.ix = ix, .d = umt__regs_of(ix)};
 	if (v.d == NULL)
 		return UMT_E_MISSING;
-	uint64_t n = v.d->thread_count ? v.d->thread_count : 1;
-	uint64_t **arrays[] = {&v.count, &v.since, &v.next, &v.first, &v.records, &v.last, &v.touched};
-	int rc = 0;
-	for (size_t i = 0; rc == 0 && i < sizeof arrays / sizeof arrays[0]; i++)
-		if ((*arrays[i] = calloc(n, sizeof(uint64_t))) == NULL)
-			rc = nomem();
-	if (rc == 0 && (v.st = calloc(n, sizeof *v.st)) == NULL)
-		rc = nomem();
-	if (rc == 0)
-		rc = umt__rs_alloc(&v.ck, v.d->ctx.dump, false, true);
+	size_t n = v.d->thread_count ? (size_t)v.d->thread_count : 1, w = sizeof(uint64_t);
+	v.count = calloc(n, w), v.since = calloc(n, w), v.next = calloc(n, w);
+	v.first = calloc(n, w), v.records = calloc(n, w), v.last = calloc(n, w);
+	v.touched = calloc(n, w);
+	v.st = calloc(n, sizeof(struct rstate *));
+	int rc = v.count && v.since && v.next && v.first && v.records && v.last && v.touched && v.st
+	                 ? umt__rs_alloc(&v.ck, v.d->ctx.dump, false, true)
+	                 : nomem();
 	if (rc == 0)
 		rc = pass(&v);
-	for (uint64_t t = 0; v.st && t < v.d->thread_count; t++)
-		if (v.st[t])
-			umt__rs_free(v.st[t]), free(v.st[t]);
-	free(v.st);
-	for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
-		free(*arrays[i]);
-	umt__rs_free(&v.ck);
+	free_all(&v);
 	return rc;
 }
