@@ -4,7 +4,7 @@
  *
  *   ixbench --trace DIR [--tmp DIR] [--runs N] [--queries N] [--memory MiB]
  *           [--only build,rss,size,query,cold,sqlite,regsize,state,regchange,origin]
- *           [--smoke]
+ *           [--index DIR] [--smoke]
  *
  *   build  the index on 1 and 2 threads against a scan that only extracts
  *          the same postings (no sort, no write) on as many threads
@@ -22,7 +22,8 @@
  *          load time, size, and the last-write query (needs SQLite)
  *   regsize, state, regchange, origin: the registers (ixregs.c)
  *
- * The index is built into --tmp (default $TMPDIR or /tmp). Not a test:
+ * The index is built into --tmp (default $TMPDIR or /tmp), or with --index
+ * DIR an index built before is queried (build and rss still build). Not a test:
  * nothing here asserts a time. docs/performance.md has the figures.
  */
 #define _GNU_SOURCE
@@ -47,7 +48,7 @@
 #include "ixbench.h"
 
 static struct {
-	const char *trace, *tmp, *only, *build_only;
+	const char *trace, *tmp, *only, *build_only, *index;
 	unsigned build_threads;
 	int runs;
 	unsigned queries;
@@ -445,7 +446,7 @@ static void bench_sqlite(umt_trace *t, umt_index *ix, struct probe *p, size_t n)
 	char path[4096];
 	snprintf(path, sizeof path, "%s/ixbench-%d.sqlite", cfg.tmp, (int)getpid());
 	unlink(path);
-	sqlite3 *db;
+	sqlite3 *db = NULL;
 	sql_ok(db, sqlite3_open(path, &db), "open");
 	uint64_t max_size;
 	double t0 = now();
@@ -506,7 +507,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: ixbench --trace DIR [--tmp DIR] [--runs N] [--queries N] "
 	                "[--memory MiB] [--only build,rss,size,query,cold,sqlite,regsize,state,regchange,\n"
-	                "origin] [--smoke]\n");
+	                "origin] [--index DIR] [--smoke]\n");
 	exit(2);
 }
 
@@ -532,6 +533,8 @@ static void parse(int argc, char **argv)
 			cfg.queries = (unsigned)strtoul(v, NULL, 10);
 		else if (!strcmp(a, "--memory"))
 			cfg.memory = strtoull(v, NULL, 10) << 20;
+		else if (!strcmp(a, "--index"))
+			cfg.index = v;
 		else if (!strcmp(a, "--build-only"))
 			cfg.build_only = v;
 		else if (!strcmp(a, "--threads"))
@@ -565,7 +568,10 @@ int main(int argc, char **argv)
 	if (ixb_wanted("rss"))
 		bench_rss(dir);
 	umt_index_build_stats s;
-	build(t, dir, 2, &s);
+	if (cfg.index) /* a prebuilt index: only the queries */
+		snprintf(dir, sizeof dir, "%s", cfg.index);
+	else
+		build(t, dir, 2, &s);
 	umt_index *ix;
 	if (umt_index_open(t, dir, &ix) < 0)
 		die("open the index");
@@ -586,6 +592,8 @@ int main(int argc, char **argv)
 	umt_index_close(ix);
 	umt_trace_close(t);
 	free(p);
+	if (cfg.index)
+		return 0;
 	char cmd[4200];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	return system(cmd) == 0 ? 0 : 1;

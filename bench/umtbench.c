@@ -4,7 +4,8 @@
  *
  *   umtbench [--trace DIR] [--runs N] [--only NAME[,NAME]] [--smoke]
  *            [--cold-trace DIR] [--sqlite-records N] [--tmp DIR]
- *   umtbench --callgrind scan-raw|scan-lib|scan-block --trace DIR
+ *            [--thread-records N]
+ *   umtbench --callgrind WHAT --trace DIR   (bench/callgrind.sh runs them all)
  *
  * Benchmarks (docs/performance.md has the figures and the commands):
  *   open      open time, 1 K-record vs 100 M-record trace (goal: ratio < 2)
@@ -13,8 +14,13 @@
  *   operands  the scan also resolving decoded instructions and every
  *             explicit operand's before value (ratio to scan)
  *   thread    per-thread iteration along prev/next vs a raw chain walk
- *   random    lookups by ID vs a raw random walk (goal >= 0.8), and batched
- *             lookups vs single ones (goal >= 1.2)
+ *   thread-vs-filter
+ *             on generated traces of 1, 2, 4 and 8 threads (--thread-records
+ *             each, default 10M, in --tmp), every thread's records along its
+ *             chain vs scans of every record filtered by thread (goal >= 1)
+ *   random    lookups by ID vs a raw random walk: umt_exec_get (goal >= 0.6),
+ *             umt_exec_view_get (goal >= 0.8), and batched lookups vs
+ *             single ones (goal >= 1.3)
  *   parallel  two threads on umt_exec_split() ranges vs one (goal >= 1.7)
  *   heap      the library's allocations after opening 1 K- and 1 G-record
  *             traces (goal: equal, under 1 MiB)
@@ -73,7 +79,8 @@ static struct {
 	int runs;
 	int smoke;
 	uint64_t sqlite_records;
-} cfg = {.runs = 5, .sqlite_records = 10000000};
+	uint64_t thread_records;
+} cfg = {.runs = 5, .sqlite_records = 10000000, .thread_records = 10000000};
 
 static double now(void)
 {
@@ -150,6 +157,8 @@ static char *join(char *buf, size_t size, const char *dir, const char *name)
 /* A sink the compiler cannot remove. */
 static volatile uint64_t sink;
 
+static void remove_trace(const char *dir);
+
 /* ---- scan -------------------------------------------------------------------- */
 
 /* The raw walk: offsets then 4 + 1 + 1 + 8 bytes of every record, no checks. */
@@ -219,26 +228,37 @@ static void raw_views(const umt_trace *t, const uint8_t **offsets, const uint8_t
 	*records = it.records;
 }
 
-/* Records per second of the library scan and the raw walk, alternated. */
+/*
+ * Records per second of the library scans and the raw walk, alternated
+ * slice by slice (slices larger than the caches, whole chunks of 4096
+ * records), so that a change in the machine's load hits them all alike.
+ */
 static void bench_scan(const char *dir, struct stats *lib_out)
 {
 	umt_trace *t = open_trace(dir, 0);
-	uint64_t n = umt_exec_count(t);
+	uint64_t n = umt_exec_count(t), slice = (uint64_t)512 * 4096;
 	const uint8_t *off, *rec;
 	raw_views(t, &off, &rec);
 	double lib[64], raw[64], blk[64];
 	sink = scan_lib(t, 0, n) + scan_raw(off, rec, 0, n); /* warm the page cache */
 	for (int i = 0; i < cfg.runs; i++) {
-		double t0 = now();
-		sink = scan_raw(off, rec, 0, n);
-		double t1 = now();
-		sink = scan_lib(t, 0, n);
-		double t2 = now();
-		sink = scan_block(t, 0, n);
-		double t3 = now();
-		raw[i] = (double)n / (t1 - t0) / 1e6;
-		lib[i] = (double)n / (t2 - t1) / 1e6;
-		blk[i] = (double)n / (t3 - t2) / 1e6;
+		double s_raw = 0, s_lib = 0, s_blk = 0;
+		for (uint64_t from = 0; from < n; from += slice) {
+			uint64_t to = n - from < slice ? n : from + slice;
+			double t0 = now();
+			sink = scan_raw(off, rec, from, to);
+			double t1 = now();
+			sink = scan_lib(t, from, to);
+			double t2 = now();
+			sink = scan_block(t, from, to);
+			double t3 = now();
+			s_raw += t1 - t0;
+			s_lib += t2 - t1;
+			s_blk += t3 - t2;
+		}
+		raw[i] = (double)n / s_raw / 1e6;
+		lib[i] = (double)n / s_lib / 1e6;
+		blk[i] = (double)n / s_blk / 1e6;
 	}
 	struct stats l = summarize(lib, cfg.runs), r = summarize(raw, cfg.runs);
 	struct stats k = summarize(blk, cfg.runs);
@@ -364,6 +384,176 @@ static void bench_thread(const char *dir)
 	umt_trace_close(t);
 }
 
+/* ---- thread-vs-filter: one thread's records, along its chain or by a filtered scan ---- */
+
+/* Thread @p thread's records in [from, to) by a scan filtered by thread. */
+__attribute__((noinline)) static uint64_t filter_scan(const umt_trace *t, uint64_t thread,
+                                                      uint64_t from, uint64_t to)
+{
+	umt_exec_iter it;
+	umt_rec r;
+	uint64_t acc = 0;
+	int rc;
+	umt_exec_iter_init(&it, t, from, to);
+	while ((rc = umt_exec_iter_next(&it, &r)) != 0)
+		if (rc > 0 && r.thread_id == (int32_t)thread)
+			acc += r.id + r.type;
+	return acc;
+}
+
+/* The same records along the thread's prev/next chain, from record @p start up to @p to. */
+__attribute__((noinline)) static uint64_t chain_walk(const umt_trace *t, uint64_t start,
+                                                     uint64_t to)
+{
+	umt_thread_iter it;
+	umt_rec r;
+	uint64_t acc = 0;
+	if (umt_thread_iter_init(&it, t, start, UMT_FORWARD) < 0)
+		die("umt_thread_iter_init");
+	while (umt_thread_iter_next(&it, &r) == 1 && r.id < to)
+		acc += r.id + r.type;
+	return acc;
+}
+
+/* A whole chain, as most callers walk it (for callgrind). */
+__attribute__((noinline)) static uint64_t chain_walk_all(const umt_trace *t, uint64_t thread)
+{
+	umt_thread_iter it;
+	umt_rec r;
+	uint64_t acc = 0;
+	if (umt_thread_iter_init_thread(&it, t, thread) < 0)
+		die("umt_thread_iter_init_thread");
+	while (umt_thread_iter_next(&it, &r) == 1)
+		acc += r.id + r.type;
+	return acc;
+}
+
+/* Records per slice of the thread-vs-filter comparison: more than the caches hold. */
+#define THREAD_SLICE ((uint64_t)512 * 4096)
+
+/*
+ * The first record of each thread in each slice of THREAD_SLICE records
+ * (UINT64_MAX: none), where the chain walks of the slices start:
+ * first[thread * slices + slice].
+ */
+static uint64_t *slice_starts(const umt_trace *t, uint64_t slices)
+{
+	uint64_t threads = umt_thread_count(t);
+	uint64_t *first = malloc(threads * slices * sizeof *first);
+	if (first == NULL)
+		die("out of memory");
+	for (uint64_t k = 0; k < threads * slices; k++)
+		first[k] = UINT64_MAX;
+	umt_exec_iter it;
+	umt_rec r;
+	umt_exec_iter_init(&it, t, 0, UINT64_MAX);
+	while (umt_exec_iter_next(&it, &r) == 1) {
+		if (r.thread_id < 0 || (uint64_t)r.thread_id >= threads)
+			continue;
+		uint64_t *f = &first[(uint64_t)r.thread_id * slices + r.id / THREAD_SLICE];
+		if (*f == UINT64_MAX)
+			*f = r.id;
+	}
+	return first;
+}
+
+/*
+ * Seconds to read every thread's records, along the chains and by filtered
+ * scans, alternated slice by slice (so that a change in the machine's load
+ * hits both alike); both must see the same records.
+ */
+static void thread_vs_filter_once(const umt_trace *t, const uint64_t *first, double *chain,
+                                  double *filter)
+{
+	uint64_t n = umt_exec_count(t), slices = (n + THREAD_SLICE - 1) / THREAD_SLICE;
+	*chain = *filter = 0;
+	for (uint64_t th = 0; th < umt_thread_count(t); th++)
+		for (uint64_t s = 0; s < slices; s++) {
+			uint64_t from = s * THREAD_SLICE, to = n - from < THREAD_SLICE ? n : from + THREAD_SLICE;
+			uint64_t start = first[th * slices + s], a = 0;
+			double t0 = now();
+			if (start != UINT64_MAX)
+				a = chain_walk(t, start, to);
+			double t1 = now();
+			uint64_t b = filter_scan(t, th, from, to);
+			double t2 = now();
+			if (a != b) {
+				fprintf(stderr, "umtbench: thread %llu: the chain and the scan disagree\n",
+				        (unsigned long long)th);
+				exit(1);
+			}
+			*chain += t1 - t0;
+			*filter += t2 - t1;
+		}
+}
+
+/* Thread 0 on freshly opened handles: no chunk is known good yet. */
+static void thread_vs_filter_first(const char *dir, double *chain, double *filter)
+{
+	umt_trace *t = open_trace(dir, 0);
+	double t0 = now();
+	sink = chain_walk_all(t, 0);
+	*chain = now() - t0;
+	umt_trace_close(t);
+	t = open_trace(dir, 0);
+	t0 = now();
+	sink = filter_scan(t, 0, 0, UINT64_MAX);
+	*filter = now() - t0;
+	umt_trace_close(t);
+}
+
+/*
+ * For traces of 1, 2, 4 and 8 threads (generated in --tmp), the records of
+ * each thread along its chain vs a scan of every record filtered by thread
+ * (goal: the chain at least as fast); and thread 0 alone on a freshly
+ * opened trace (report).
+ */
+static void bench_thread_vs_filter(void)
+{
+	static const uint32_t threads[] = {1, 2, 4, 8};
+	for (size_t k = 0; k < sizeof threads / sizeof threads[0]; k++) {
+		char dir[8192], name[64];
+		snprintf(name, sizeof name, "umtbench-threads-%u", threads[k]);
+		join(dir, sizeof dir, cfg.tmp, name);
+		struct umtgen_params p;
+		umtgen_params_init(&p);
+		p.quiet = 1;
+		p.records = cfg.smoke ? 20000 : cfg.thread_records;
+		p.threads = threads[k];
+		remove_trace(dir);
+		if (umtgen_write(dir, &p) < 0)
+			die("umtgen");
+		umt_trace *t = open_trace(dir, 0);
+		uint64_t n = umt_exec_count(t);
+		double chain[64], filter[64], first_chain[64], first_filter[64];
+		sink = scan_lib(t, 0, n); /* warm the page cache; checks every chunk of t */
+		uint64_t *first = slice_starts(t, (n + THREAD_SLICE - 1) / THREAD_SLICE);
+		for (int i = 0; i < cfg.runs; i++) {
+			double c, f;
+			thread_vs_filter_once(t, first, &c, &f);
+			chain[i] = (double)n / c / 1e6;
+			filter[i] = (double)n / f / 1e6;
+			thread_vs_filter_first(dir, &c, &f);
+			first_chain[i] = c * 1e3;
+			first_filter[i] = f * 1e3;
+		}
+		struct stats c = summarize(chain, cfg.runs), f = summarize(filter, cfg.runs);
+		struct stats fc = summarize(first_chain, cfg.runs);
+		struct stats ff = summarize(first_filter, cfg.runs);
+		char what[64];
+		snprintf(what, sizeof what, "%u thread%s: chains", threads[k], threads[k] > 1 ? "s" : "");
+		report("thr-filt", what, c, "M/s", "filtered scans M/s", f, c.median / f.median,
+		       ">= 1.00", c.median / f.median >= 1.0);
+		snprintf(what, sizeof what, "%u thread%s: thread 0, first", threads[k],
+		         threads[k] > 1 ? "s" : "");
+		report("thr-filt", what, fc, "ms", "filtered scan ms", ff, ff.median / fc.median,
+		       "(report)", 1);
+		free(first);
+		umt_trace_close(t);
+		remove_trace(dir);
+	}
+}
+
 /* ---- random ------------------------------------------------------------------------ */
 
 static uint64_t *random_ids(uint64_t n, uint64_t count)
@@ -403,8 +593,27 @@ __attribute__((noinline)) static uint64_t random_lib(const umt_trace *t, const u
 	return acc;
 }
 
-__attribute__((noinline)) static uint64_t random_view(const umt_exec_view *v,
-                                                      const uint64_t *ids, uint64_t n)
+/*
+ * Lookups through a view kept in a local variable, as the header advises:
+ * the compiler keeps its fields in registers.
+ */
+__attribute__((noinline)) static uint64_t random_view(const umt_trace *t, const uint64_t *ids,
+                                                      uint64_t n)
+{
+	umt_exec_view v;
+	if (umt_exec_view_init(&v, t) < 0)
+		die("umt_exec_view_init");
+	uint64_t acc = 0;
+	umt_rec r;
+	for (uint64_t i = 0; i < n; i++)
+		if (umt_exec_view_get(&v, ids[i], &r) == 0)
+			acc += (uint64_t)r.thread_id + r.type;
+	return acc;
+}
+
+/* The same through a pointer to a view: its fields are read again after every lookup. */
+__attribute__((noinline)) static uint64_t random_view_ptr(const umt_exec_view *v,
+                                                          const uint64_t *ids, uint64_t n)
 {
 	uint64_t acc = 0;
 	umt_rec r;
@@ -430,41 +639,77 @@ __attribute__((noinline)) static uint64_t random_batch(const umt_trace *t, const
 	return acc;
 }
 
-static void bench_random(const char *dir)
+/* The ways of looking records up that bench_random() compares. */
+enum { L_RAW, L_GET, L_VIEW, L_VIEW_PTR, L_BATCH, L_GET_FRESH, L_VIEW_FRESH, L_COUNT };
+
+/*
+ * Lookups per second (M/s) of each way, over the same IDs: the IDs are cut
+ * into slices and the ways alternate slice by slice, so that a change in
+ * the machine's load (other processes, frequency) hits them all alike.
+ * @p fresh is a second handle of the trace on which no scan has run: none
+ * of its chunks is checked yet.
+ */
+static void lookup_rates(const umt_trace *t, const umt_trace *fresh, const uint64_t *ids,
+                         uint64_t n, double rate[L_COUNT])
 {
-	umt_trace *t = open_trace(dir, 0);
-	uint64_t count = umt_exec_count(t), n = cfg.smoke ? 1000 : 10000000;
-	uint64_t *ids = random_ids(n, count);
 	const uint8_t *off, *rec;
 	raw_views(t, &off, &rec);
 	umt_exec_view v;
 	umt_exec_view_init(&v, t);
-	double lib[64], raw[64], bat[64], view[64];
-	sink = scan_lib(t, 0, count); /* warm */
-	for (int i = 0; i < cfg.runs; i++) {
-		double t0 = now();
-		sink = random_raw(off, rec, ids, n);
-		double t1 = now();
-		sink = random_lib(t, ids, n);
-		double t2 = now();
-		sink = random_batch(t, ids, n);
-		double t3 = now();
-		sink = random_view(&v, ids, n);
-		double t4 = now();
-		raw[i] = (double)n / (t1 - t0) / 1e6;
-		lib[i] = (double)n / (t2 - t1) / 1e6;
-		bat[i] = (double)n / (t3 - t2) / 1e6;
-		view[i] = (double)n / (t4 - t3) / 1e6;
+	double secs[L_COUNT] = {0};
+	uint64_t slice = n < 500000 ? n : 500000;
+	for (uint64_t k = 0; k + slice <= n; k += slice) {
+		const uint64_t *q = ids + k;
+		for (int w = 0; w < L_COUNT; w++) {
+			double t0 = now();
+			switch (w) {
+			case L_RAW: sink = random_raw(off, rec, q, slice); break;
+			case L_GET: sink = random_lib(t, q, slice); break;
+			case L_VIEW: sink = random_view(t, q, slice); break;
+			case L_VIEW_PTR: sink = random_view_ptr(&v, q, slice); break;
+			case L_BATCH: sink = random_batch(t, q, slice); break;
+			case L_GET_FRESH: sink = random_lib(fresh, q, slice); break;
+			default: sink = random_view(fresh, q, slice); break;
+			}
+			secs[w] += now() - t0;
+		}
 	}
-	struct stats l = summarize(lib, cfg.runs), r = summarize(raw, cfg.runs);
-	struct stats b = summarize(bat, cfg.runs), w = summarize(view, cfg.runs);
-	report("random", "umt_exec_get by random ID", l, "M/s", "raw random walk M/s", r,
-	       l.median / r.median, ">= 0.80", l.median / r.median >= 0.8);
-	report("random", "umt_exec_view_get (inline)", w, "M/s", "raw random walk M/s", r,
-	       w.median / r.median, ">= 0.80", w.median / r.median >= 0.8);
-	report("random", "umt_exec_get_batch", b, "M/s", "umt_exec_get M/s", l, b.median / l.median,
-	       ">= 1.20", b.median / l.median >= 1.2);
+	for (int w = 0; w < L_COUNT; w++)
+		rate[w] = (double)(n / slice * slice) / secs[w] / 1e6;
+}
+
+static void bench_random(const char *dir)
+{
+	umt_trace *t = open_trace(dir, 0), *fresh = open_trace(dir, 0);
+	uint64_t count = umt_exec_count(t), n = cfg.smoke ? 1000 : 10000000;
+	uint64_t *ids = random_ids(n, count);
+	double v[L_COUNT][64];
+	sink = scan_lib(t, 0, count); /* warm the page cache; checks every chunk of t */
+	for (int i = 0; i < cfg.runs; i++) {
+		double rate[L_COUNT];
+		lookup_rates(t, fresh, ids, n, rate);
+		for (int w = 0; w < L_COUNT; w++)
+			v[w][i] = rate[w];
+	}
+	struct stats s[L_COUNT];
+	for (int w = 0; w < L_COUNT; w++)
+		s[w] = summarize(v[w], cfg.runs);
+	double raw = s[L_RAW].median;
+	report("random", "umt_exec_get by random ID", s[L_GET], "M/s", "raw random walk M/s",
+	       s[L_RAW], s[L_GET].median / raw, ">= 0.60", s[L_GET].median / raw >= 0.6);
+	report("random", "umt_exec_view_get, local view", s[L_VIEW], "M/s", "raw random walk M/s",
+	       s[L_RAW], s[L_VIEW].median / raw, ">= 0.80", s[L_VIEW].median / raw >= 0.8);
+	report("random", "umt_exec_view_get, view pointer", s[L_VIEW_PTR], "M/s",
+	       "raw random walk M/s", s[L_RAW], s[L_VIEW_PTR].median / raw, "(report)", 1);
+	report("random", "umt_exec_get_batch", s[L_BATCH], "M/s", "umt_exec_get M/s", s[L_GET],
+	       s[L_BATCH].median / s[L_GET].median, ">= 1.30",
+	       s[L_BATCH].median / s[L_GET].median >= 1.3);
+	report("random", "umt_exec_get, no chunk checked", s[L_GET_FRESH], "M/s",
+	       "raw random walk M/s", s[L_RAW], s[L_GET_FRESH].median / raw, "(report)", 1);
+	report("random", "view_get, no chunk checked", s[L_VIEW_FRESH], "M/s",
+	       "raw random walk M/s", s[L_RAW], s[L_VIEW_FRESH].median / raw, "(report)", 1);
 	free(ids);
+	umt_trace_close(fresh);
 	umt_trace_close(t);
 }
 
@@ -823,8 +1068,6 @@ static void bench_sqlite(const char *dir)
 	                                NULL), db, "prepare");
 	uint64_t lookups = cfg.smoke ? 1000 : 1000000;
 	uint64_t *ids = random_ids(lookups, n);
-	umt_exec_view view;
-	umt_exec_view_init(&view, t);
 	double sq[16], lib[16], blk[16], sqg[16], libg[16], viewg[16];
 	int runs = cfg.runs < 3 ? cfg.runs : 3;
 	for (int i = 0; i < runs; i++) {
@@ -849,7 +1092,7 @@ static void bench_sqlite(const char *dir)
 		double t4 = now();
 		sink = acc + random_lib(t, ids, lookups);
 		double t5 = now();
-		sink = random_view(&view, ids, lookups);
+		sink = random_view(t, ids, lookups);
 		double t6 = now();
 		sq[i] = (double)n / (t1 - t0) / 1e6;
 		lib[i] = (double)n / (t2 - t1) / 1e6;
@@ -879,45 +1122,74 @@ static void bench_sqlite(const char *dir)
 
 /* ---- callgrind: one loop, instrumented alone ------------------------------------------ */
 
+/*
+ * What --callgrind measures: one loop, instrumented alone. "-again" and the
+ * random lookups (but for "-first") run after an uninstrumented scan, so
+ * they show what work on a trace already scanned costs (the chunks of
+ * checked records are known); the others run on a freshly opened trace.
+ */
+static const char *const callgrind_names[] = {
+	"scan-raw", "scan-lib", "scan-lib-again", "scan-block-first", "scan-block",
+	"random-raw", "random-lib", "random-view", "random-view-ptr", "random-batch",
+	"random-lib-first", "random-view-first", "thread-chain", "thread-filter",
+	"thread-chain-first", "thread-filter-first",
+};
+
 static int run_callgrind(const char *which)
 {
+	size_t k = 0, names = sizeof callgrind_names / sizeof callgrind_names[0];
+	while (k < names && strcmp(which, callgrind_names[k]) != 0)
+		k++;
+	if (k == names) {
+		fprintf(stderr, "umtbench: --callgrind takes one of:");
+		for (k = 0; k < names; k++)
+			fprintf(stderr, " %s", callgrind_names[k]);
+		fprintf(stderr, "\n");
+		return 2;
+	}
 	umt_trace *t = open_trace(cfg.trace, 0);
-	uint64_t n = umt_exec_count(t);
+	uint64_t n = umt_exec_count(t), lookups = 1000000;
 	const uint8_t *off, *rec;
 	raw_views(t, &off, &rec);
-	/* a first, uninstrumented pass: the later one is what repeated scans cost
-	 * (the page cache and the library's chunks of checked records are warm) */
-	if (!strcmp(which, "scan-block"))
-		sink = scan_block(t, 0, n);
+	uint64_t *ids = random_ids(lookups, n ? n : 1);
+	int random = !strncmp(which, "random-", 7);
+	int thread = !strncmp(which, "thread-", 7);
+	if (strstr(which, "-again") || !strcmp(which, "scan-block") ||
+	    ((random || thread) && !strstr(which, "-first")))
+		sink = scan_lib(t, 0, n);
+	const umt_thread_rec *row;
+	uint64_t thread0 = 0; /* records of thread 0 */
+	if (thread && umt_thread_get(t, 0, &row) == 0)
+		for (int64_t id = row->FirstEID; id >= 0 && umt_exec_links(t, (uint64_t)id, NULL, &id) == 0;)
+			thread0++;
+	umt_exec_view v;
+	umt_exec_view_init(&v, t);
 	CALLGRIND_START_INSTRUMENTATION;
 	if (!strcmp(which, "scan-raw"))
 		sink = scan_raw(off, rec, 0, n);
-	else if (!strcmp(which, "scan-lib"))
+	else if (!strncmp(which, "scan-lib", 8))
 		sink = scan_lib(t, 0, n);
-	else if (!strcmp(which, "scan-block") || !strcmp(which, "scan-block-first"))
+	else if (!strncmp(which, "scan-block", 10))
 		sink = scan_block(t, 0, n);
-	else if (!strncmp(which, "random-", 7)) {
-		CALLGRIND_STOP_INSTRUMENTATION;
-		uint64_t *ids = random_ids(1000000, n);
-		CALLGRIND_START_INSTRUMENTATION;
-		if (!strcmp(which, "random-raw"))
-			sink = random_raw(off, rec, ids, 1000000);
-		else if (!strcmp(which, "random-lib"))
-			sink = random_lib(t, ids, 1000000);
-		else if (!strcmp(which, "random-view")) {
-			umt_exec_view v;
-			umt_exec_view_init(&v, t);
-			sink = random_view(&v, ids, 1000000);
-		}
-		else
-			sink = random_batch(t, ids, 1000000);
-		n = 1000000;
-	}
+	else if (!strcmp(which, "random-raw"))
+		sink = random_raw(off, rec, ids, lookups);
+	else if (!strncmp(which, "random-lib", 10))
+		sink = random_lib(t, ids, lookups);
+	else if (!strcmp(which, "random-view-ptr"))
+		sink = random_view_ptr(&v, ids, lookups);
+	else if (!strncmp(which, "random-view", 11))
+		sink = random_view(t, ids, lookups);
+	else if (random)
+		sink = random_batch(t, ids, lookups);
+	else if (!strncmp(which, "thread-chain", 12))
+		sink = chain_walk_all(t, 0);
 	else
-		return fprintf(stderr, "umtbench: --callgrind "
-		                       "scan-raw|scan-lib|scan-block|scan-block-first\n"), 2;
+		sink = filter_scan(t, 0, 0, UINT64_MAX);
 	CALLGRIND_STOP_INSTRUMENTATION;
-	printf("%s: %llu records\n", which, (unsigned long long)n);
+	printf("%s: %llu %s\n", which,
+	       (unsigned long long)(random ? lookups : thread ? thread0 : n),
+	       random ? "lookups" : thread ? "records of thread 0" : "records");
+	free(ids);
 	umt_trace_close(t);
 	return 0;
 }
@@ -928,7 +1200,8 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: umtbench [--trace DIR] [--runs N] [--only NAME[,NAME]] [--smoke]\n"
 	                "                [--cold-trace DIR] [--sqlite-records N] [--tmp DIR]\n"
-	                "       umtbench --callgrind scan-raw|scan-lib|scan-block --trace DIR\n");
+	                "                [--thread-records N]\n"
+	                "       umtbench --callgrind WHAT --trace DIR  (see bench/callgrind.sh)\n");
 }
 
 int main(int argc, char **argv)
@@ -951,6 +1224,8 @@ int main(int argc, char **argv)
 			cfg.runs = atoi(v), i++;
 		else if (!strcmp(a, "--sqlite-records") && v)
 			cfg.sqlite_records = strtoull(v, NULL, 10), i++;
+		else if (!strcmp(a, "--thread-records") && v && strtoull(v, NULL, 10) >= 16)
+			cfg.thread_records = strtoull(v, NULL, 10), i++;
 		else if (!strcmp(a, "--callgrind") && v)
 			callgrind = v, i++;
 		else
@@ -969,7 +1244,12 @@ int main(int argc, char **argv)
 	if (umtgen_write(small, &p) < 0)
 		return 1;
 	const char *trace = cfg.trace;
-	if (trace == NULL) {
+	static const char *const on_trace[] = {"scan", "operands", "thread", "random", "parallel",
+	                                       "cold", "sqlite"};
+	int needed = 0;
+	for (size_t k = 0; k < sizeof on_trace / sizeof on_trace[0]; k++)
+		needed |= wanted(on_trace[k]);
+	if (trace == NULL && needed) {
 		p.records = cfg.smoke ? 50000 : 20000000;
 		p.threads = 8;
 		fprintf(stderr, "umtbench: generating %llu records in %s\n",
@@ -979,7 +1259,7 @@ int main(int argc, char **argv)
 		trace = generated;
 	}
 	printf("umtbench %s: trace %s, %d runs each; figures are medians [min..max]\n",
-	       umt_version(), trace, cfg.runs);
+	       umt_version(), trace ? trace : "(none needed)", cfg.runs);
 	struct stats scan = {1, 1, 1};
 	if (wanted("scan") || wanted("operands"))
 		bench_scan(trace, &scan);
@@ -987,6 +1267,8 @@ int main(int argc, char **argv)
 		bench_operands(trace, scan);
 	if (wanted("thread"))
 		bench_thread(trace);
+	if (wanted("thread-vs-filter"))
+		bench_thread_vs_filter();
 	if (wanted("random"))
 		bench_random(trace);
 	if (wanted("parallel"))
@@ -1010,7 +1292,7 @@ int main(int argc, char **argv)
 		printf("sqlite    skipped: built without SQLite (libsqlite3-dev)\n");
 #endif
 	remove_trace(small);
-	if (cfg.trace == NULL)
+	if (cfg.trace == NULL && needed)
 		remove_trace(generated);
 	return 0;
 }

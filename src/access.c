@@ -27,33 +27,20 @@
 #define PLAN_SCAN 0x40u
 #define PLAN_MAX 3u
 
-/* Stands for "no plan array: allocation failed"; never written. */
-static uint32_t no_plans[1];
-
-static uint32_t *plans_of(const umt_trace *ct)
+/* One 4-byte plan per instruction row, zero until computed; none when memory is short. */
+static int build_plans(const umt_trace *t, void **out)
 {
-	umt_trace *t = (umt_trace *)(uintptr_t)ct; /* lazily filled cache */
-	uint32_t *p = atomic_load_explicit(&t->access_plans, memory_order_acquire);
-	if (UMT_LIKELY(p != NULL))
-		return p == no_plans ? NULL : p;
-	pthread_mutex_lock(&t->lazy_lock);
-	p = atomic_load_explicit(&t->access_plans, memory_order_relaxed);
-	if (p == NULL) {
-		p = calloc(t->ins.count + 1, sizeof *p);
-		if (p == NULL)
-			p = no_plans; /* compute the plan every time instead */
-		atomic_store_explicit(&t->access_plans, p, memory_order_release);
-	}
-	pthread_mutex_unlock(&t->lazy_lock);
-	return p == no_plans ? NULL : p;
+	*out = calloc(umt_ins_count(t) + 1, sizeof(uint32_t));
+	return 0;
 }
 
-void umt__access_release(umt_trace *t)
+static const struct umt_lazy_kind plans_kind = {UMT_LAZY_ACCESS_PLANS, build_plans, free};
+
+/* The plans, allocating them on first use; NULL when there is no memory (compute each time). */
+static uint32_t *plans_of(const umt_trace *t)
 {
-	uint32_t *p = atomic_load_explicit(&t->access_plans, memory_order_relaxed);
-	if (p != no_plans)
-		free(p);
-	atomic_store_explicit(&t->access_plans, NULL, memory_order_relaxed);
+	void *p;
+	return umt__lazy_get(t, &plans_kind, &p) == 0 ? p : NULL;
 }
 
 static inline bool is_memory_slot(const umt_lc_slot *s)

@@ -22,10 +22,10 @@ int umt_address_range_get(const umt_trace *t, uint64_t id, const umt_address_ran
 {
 	if (t == NULL || row == NULL)
 		return umt__failf(UMT_E_INVAL, "umt_address_range_get: invalid argument");
+	static const struct umt_range_msg m = {UMT_FILE_ADDRESS_SPACE, UMT_LOC_ROW,
+	                                       UMT_FILE_ADDRESS_SPACE, "range", "ranges"};
 	if (id >= t->aspace.count)
-		return umt__fail(UMT_E_RANGE, UMT_FILE_ADDRESS_SPACE, UMT_LOC_NONE, 0, 0,
-		                 "range %llu is out of range (%llu ranges)", (unsigned long long)id,
-		                 (unsigned long long)t->aspace.count);
+		return umt__out_of_range(t, &m, id, t->aspace.count, t->aspace.declared);
 	*row = range_row(t, id);
 	return 0;
 }
@@ -34,6 +34,9 @@ int umt_address_space_find(const umt_trace *t, uint64_t address, uint64_t *id)
 {
 	if (t == NULL)
 		return umt__failf(UMT_E_INVAL, "umt_address_space_find: invalid argument");
+	int rc = umt__lost(t, UMT_FILE_ADDRESS_SPACE, UMT_LOC_NONE, 0, 0); /* the table was lost */
+	if (rc < 0)
+		return rc;
 	/* lo = number of ranges with First <= address, in a sorted table. */
 	uint64_t lo = 0, hi = t->aspace.count;
 	while (lo < hi) {

@@ -154,13 +154,18 @@ const umt_context_map *umt_context_map_get(const umt_trace *t)
 	return t ? t->cmap : NULL;
 }
 
-static int check_reg(const umt_trace *t, int reg, const char *fn)
+int umt__reg_check(const umt_trace *t, int reg, const char *fn)
 {
 	if (t == NULL)
 		return umt__failf(UMT_E_INVAL, "%s: invalid argument", fn);
-	if (reg < 0 || reg >= t->cmap->ElemCount)
-		return umt__failf(UMT_E_RANGE, "register %d is outside the context map (ElemCount %u)",
-		                  reg, t->cmap->ElemCount);
+	unsigned elems = umt__cmap_elems(t->cmap);
+	if (reg < 0 || (unsigned)reg >= elems) {
+		int rc = umt__lost(t, UMT_FILE_CONTEXT_MAP, UMT_LOC_NONE, 0, 0);
+		return rc < 0 ? rc
+		              : umt__failf(UMT_E_RANGE,
+		                           "register %d is outside the context map (ElemCount %u)",
+		                           reg, elems);
+	}
 	return 0;
 }
 
@@ -171,7 +176,7 @@ static inline bool reg_present(const umt_reg_info *ri)
 
 int umt_context_map_reg(const umt_trace *t, int reg, umt_reg_desc *out)
 {
-	int rc = check_reg(t, reg, "umt_context_map_reg");
+	int rc = umt__reg_check(t, reg, "umt_context_map_reg");
 	if (rc < 0)
 		return rc;
 	if (out == NULL)
@@ -193,15 +198,19 @@ int umt_reg_by_name(const umt_trace *t, const char *name)
 {
 	if (t == NULL || name == NULL || name[0] == '\0')
 		return umt__failf(UMT_E_INVAL, "umt_reg_by_name: invalid argument");
+	int rc = umt__lost(t, UMT_FILE_CONTEXT_MAP, UMT_LOC_NONE, 0, 0);
+	if (rc < 0)
+		return rc;
 	size_t n = strlen(name);
 	if (n <= UMT_REG_NAME_SIZE) {
 		const umt_context_map *m = t->cmap;
-		for (int r = 0; r < m->ElemCount; r++) {
+		unsigned elems = umt__cmap_elems(t->cmap);
+		for (unsigned r = 0; r < elems; r++) {
 			const char *s = m->StrName[r];
 			/* the entry must end where name ends: at its NUL or at 16 bytes */
 			bool ends = n == UMT_REG_NAME_SIZE || s[n] == '\0';
 			if (ends && strncasecmp(s, name, n) == 0)
-				return r;
+				return (int)r;
 		}
 	}
 	return umt__failf(UMT_E_NOT_FOUND, "no register named \"%.32s\" in the context map", name);
@@ -209,22 +218,23 @@ int umt_reg_by_name(const umt_trace *t, const char *name)
 
 int umt_context_reg(const umt_trace *t, const umt_context *c, int reg, umt_value *out)
 {
-	int rc = check_reg(t, reg, "umt_context_reg");
+	int rc = umt__reg_check(t, reg, "umt_context_reg");
 	if (rc < 0)
 		return rc;
 	if (c == NULL || c->regs == NULL || out == NULL)
 		return umt__failf(UMT_E_INVAL, "umt_context_reg: invalid argument");
 	const umt_reg_info *ri = c->is_64bit ? &t->cmap->RegMap64[reg] : &t->cmap->RegMap32[reg];
-	if (!reg_present(ri))
+	umt_reg_info info = *ri; /* loaded once: the offset and size checked are those used */
+	if (!reg_present(&info))
 		return umt__failf(UMT_E_NOT_FOUND, "register %d is not in the %d-bit context map", reg,
 		                  c->is_64bit ? 64 : 32);
-	if ((uint32_t)ri->Offset + ri->Size > c->regs_size)
+	if ((uint32_t)info.Offset + info.Size > c->regs_size)
 		return umt__fail(UMT_E_BOUNDS, UMT_FILE_CONTEXT_MAP, UMT_LOC_OFFSET, 0,
 		                 (uint64_t)((const uint8_t *)ri - (const uint8_t *)t->cmap),
 		                 "RegMap%d[%d]: Offset %u + Size %u runs past DumpSize %u",
-		                 c->is_64bit ? 64 : 32, reg, ri->Offset, ri->Size, c->regs_size);
-	out->data = c->regs + ri->Offset;
-	out->size = ri->Size;
+		                 c->is_64bit ? 64 : 32, reg, info.Offset, info.Size, c->regs_size);
+	out->data = c->regs + info.Offset;
+	out->size = info.Size;
 	out->is_const = 0;
 	return 0;
 }

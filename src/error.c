@@ -59,6 +59,12 @@ void umt__last_loc(struct umt_loc *out)
 	*out = last_loc;
 }
 
+void umt__fail_replay(const struct umt_loc *loc, const char *msg)
+{
+	last_loc = *loc;
+	snprintf(errmsg, sizeof errmsg, "%s", msg);
+}
+
 /* Appends to errmsg at *len; truncation is silent (the buffer stays NUL-terminated). */
 static void append(size_t *len, const char *fmt, va_list ap) UMT_PRINTF(2, 0);
 static void append(size_t *len, const char *fmt, va_list ap)
@@ -79,8 +85,8 @@ static void appendf(size_t *len, const char *fmt, ...)
 	va_end(ap);
 }
 
-int umt__fail(int code, int file, enum umt_loc_kind kind, uint64_t id, uint64_t offset,
-              const char *fmt, ...)
+void umt__fail_record(int file, enum umt_loc_kind kind, uint64_t id, uint64_t offset,
+                      const char *fmt, ...)
 {
 	size_t len = 0;
 	last_loc = (struct umt_loc){file, kind, id, offset};
@@ -102,10 +108,9 @@ int umt__fail(int code, int file, enum umt_loc_kind kind, uint64_t id, uint64_t 
 	va_start(ap, fmt);
 	append(&len, fmt, ap);
 	va_end(ap);
-	return code;
 }
 
-int umt__failf(int code, const char *fmt, ...)
+void umt__failf_record(const char *fmt, ...)
 {
 	size_t len = 0;
 	last_loc = (struct umt_loc){-1, UMT_LOC_NONE, 0, 0};
@@ -113,5 +118,4 @@ int umt__failf(int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	append(&len, fmt, ap);
 	va_end(ap);
-	return code;
 }

@@ -6,6 +6,7 @@
  * The per-record path is a few loads and compares: two offsets, one
  * branch for the extent and one table lookup for the type's minimum size.
  * Everything else (messages) happens only on failure.
+ * (The iterator along a thread's chain: thread.c.)
  */
 #include <stdlib.h>
 
@@ -114,7 +115,7 @@ int umt_rec_type_has_context(int type)
 
 /* ---- record views ------------------------------------------------------- */
 
-/* Cold path of umt__exec_fill: says precisely what is wrong. */
+/* Why umt__rec_ok() rejected record @p id: the message of every record check. */
 static int __attribute__((noinline, cold))
 bad_record(const umt_trace *t, uint64_t id, uint64_t begin, uint64_t end)
 {
@@ -145,25 +146,85 @@ bad_record(const umt_trace *t, uint64_t id, uint64_t begin, uint64_t end)
 	                 (unsigned long long)umt_rec_min_size(type));
 }
 
-int umt__exec_fill(const umt_trace *t, uint64_t id, uint64_t begin, uint64_t end, umt_rec *out)
+/*
+ * The map of checked chunks of CHUNK records: byte k is set once every
+ * record of chunk k passed umt__rec_ok(), so that later scans and lookups
+ * skip their checks (umt__chunk_checked()). The mapping is read-only, so a
+ * record that was good stays good (see Caveats for files changed under a
+ * mapping). One byte per chunk, 244 KB for 10^9 records, allocated on first
+ * use, not at open; a byte, not a bit, so that lookups test it in one load
+ * and scans set it with a plain store. NULL when out of memory (then every
+ * record is checked every time, and the next call tries again).
+ */
+#define CHUNK_SHIFT UMT__EXEC_CHUNK_SHIFT
+#define CHUNK ((uint64_t)1 << CHUNK_SHIFT)
+
+/* Allocates the map; none when memory is short (the next call tries again). */
+static int build_checked_chunks(const umt_trace *t, void **out)
 {
-	/* One branch for the extent, one for the type: end >= begin + 6 implies
-	 * the header and the type byte are inside. */
-	if (UMT_UNLIKELY((begin < sizeof(umt_exec_vtable_header)) | (end > t->exec_size) |
-	                 (end < begin + UMT_EXEC_MIN_HDR) | (end < begin)))
-		return bad_record(t, id, begin, end);
-	const uint8_t *p = t->exec_records + begin;
-	const umt_exec_rec_hdr *h = (const umt_exec_rec_hdr *)p;
-	uint64_t size = end - begin;
-	if (UMT_UNLIKELY(size < umt_rec_min_size(h->Type)))
-		return bad_record(t, id, begin, end);
+	*out = calloc((t->exec_count >> CHUNK_SHIFT) + 1, 1);
+	return *out ? 0 : umt__failf(UMT_E_NOMEM, "exec.vtable: no memory for the chunk map");
+}
+
+static const struct umt_lazy_kind checked_chunks_kind = {UMT_LAZY_EXEC_CHECKED,
+                                                          build_checked_chunks, free};
+
+/* The map, allocated on first use; NULL when out of memory. */
+static const uint8_t *checked_chunks(const umt_trace *t)
+{
+	void *map;
+	return umt__lazy_get(t, &checked_chunks_kind, &map) == 0 ? map : NULL;
+}
+
+/* The map of checked chunks if it exists yet, else NULL. */
+static inline const uint8_t *chunk_map(const umt_trace *t)
+{
+	return umt__lazy_peek(t, &checked_chunks_kind);
+}
+
+const uint8_t *umt__exec_chunk_map(const umt_trace *t)
+{
+	return chunk_map(t);
+}
+
+/*
+ * Fills @p out from a record known to be good, as umt__rec_fill() does, but
+ * with ThreadID, Type and Flags copied in one 8-byte load and store: they
+ * lie in that order at the start of every record (which has at least 10
+ * bytes) and of umt_rec's last 8 bytes (two of them padding). For the out of
+ * line lookups, whose caller reads the fields from memory.
+ */
+_Static_assert(offsetof(umt_rec, type) == offsetof(umt_rec, thread_id) + 4 &&
+                       offsetof(umt_rec, flags) == offsetof(umt_rec, thread_id) + 5 &&
+                       sizeof(umt_rec) == offsetof(umt_rec, thread_id) + 8,
+               "umt_rec ends with ThreadID, Type and Flags as in execRec");
+static inline void fill_out(const uint8_t *records, uint64_t id, uint64_t begin, uint64_t end,
+                            umt_rec *out)
+{
+	const uint8_t *p = records + begin;
 	out->data = p;
-	out->size = size;
+	out->size = end - begin;
 	out->id = id;
 	out->offset = begin;
-	out->thread_id = h->ThreadID;
-	out->type = h->Type;
-	out->flags = h->Flags;
+	memcpy(&out->thread_id, p, 8);
+}
+
+/* Record @p id is past the readable ones (it may have been lost at open: salvage.c). */
+int umt__exec_out_of_range(const umt_trace *t, uint64_t id)
+{
+	static const struct umt_range_msg m = {UMT_FILE_EXEC_VTABLE, UMT_LOC_RECORD, -1, "record",
+	                                       "records"};
+	return umt__out_of_range(t, &m, id, t->exec_count, t->exec_declared);
+}
+
+/* umt_exec_get() of a record (< count) whose chunk is not known good. */
+static int __attribute__((noinline)) get_checked(const umt_trace *t, uint64_t id, umt_rec *out)
+{
+	const uint8_t *o = t->exec_offsets + id * 8;
+	uint64_t begin = umt__ld64(o), end = umt__ld64(o + 8);
+	if (UMT_UNLIKELY(!umt__rec_ok(t->exec_records, t->exec_size, begin, end)))
+		return bad_record(t, id, begin, end);
+	fill_out(t->exec_records, id, begin, end, out);
 	return 0;
 }
 
@@ -172,30 +233,43 @@ int umt_exec_get(const umt_trace *t, uint64_t id, umt_rec *out)
 	if (UMT_UNLIKELY(t == NULL || out == NULL))
 		return umt__failf(UMT_E_INVAL, "umt_exec_get: invalid argument");
 	if (UMT_UNLIKELY(id >= t->exec_count))
-		return umt__failf(UMT_E_RANGE, "record %llu is out of range (%llu records)",
-		                  (unsigned long long)id, (unsigned long long)t->exec_count);
+		return umt__exec_out_of_range(t, id);
+	const uint8_t *map = chunk_map(t);
+	if (UMT_UNLIKELY(map == NULL || !umt__chunk_checked(map, id)))
+		return get_checked(t, id, out); /* a tail call: no registers saved on the fast path */
 	const uint8_t *o = t->exec_offsets + id * 8;
-	return umt__exec_fill(t, id, umt__ld64(o), umt__ld64(o + 8), out);
+	fill_out(t->exec_records, id, umt__ld64(o), umt__ld64(o + 8), out);
+	return 0;
 }
 
-int umt_exec_view_init(umt_exec_view *v, const umt_trace *t)
+int umt__exec_view_init(umt_exec_view *v, const umt_trace *t)
 {
 	if (v == NULL || t == NULL)
 		return umt__failf(UMT_E_INVAL, "umt_exec_view_init: invalid argument");
+	const uint8_t *map = checked_chunks(t);
+	if (map == NULL)
+		return umt__failf(UMT_E_NOMEM, "umt_exec_view_init: out of memory");
 	v->trace = t;
 	v->offsets = t->exec_offsets;
 	v->records = t->exec_records;
 	v->records_size = t->exec_size;
 	v->count = t->exec_count;
+	v->checked = map;
 	return 0;
 }
 
 int umt__exec_bad(const umt_trace *t, uint64_t id)
 {
-	umt_rec scratch;
-	int rc = umt_exec_get(t, id, &scratch); /* the same checks, with the message */
-	return rc < 0 ? rc : umt__failf(UMT_E_CORRUPT, "record %llu: inconsistent check",
-	                                (unsigned long long)id);
+	if (t == NULL)
+		return umt__failf(UMT_E_INVAL, "record accessor: invalid argument");
+	if (id >= t->exec_count)
+		return umt__exec_out_of_range(t, id);
+	/* the full check, whatever the map says: the caller's check failed */
+	const uint8_t *o = t->exec_offsets + id * 8;
+	uint64_t begin = umt__ld64(o), end = umt__ld64(o + 8);
+	if (!umt__rec_ok(t->exec_records, t->exec_size, begin, end))
+		return bad_record(t, id, begin, end);
+	return umt__failf(UMT_E_CORRUPT, "record %llu: inconsistent check", (unsigned long long)id);
 }
 
 /* ---- typed accessors ---------------------------------------------------- */
@@ -248,27 +322,30 @@ int umt_rec_context(const umt_trace *t, const umt_rec *r, umt_context *out)
 	uint64_t at = (r->type == UMT_REC_SYSCALL_ENTRY || r->type == UMT_REC_SYSCALL_EXIT)
 	                      ? offsetof(umt_exec_syscall, Context)
 	                      : offsetof(umt_exec_context, Context);
-	/* The type's minimum size guarantees the 16-byte rmContext header. */
+	/* The type's minimum size guarantees the 16-byte rmContext header. Each
+	 * field is loaded once: what is checked is what is used. */
 	const umt_rm_context *c = (const umt_rm_context *)(r->data + at);
+	int32_t mem_count = c->MemCount;
+	int64_t regs_fp = c->RegsFP;
 	uint64_t avail = r->size - at, file_off = r->offset + at;
 	uint64_t dump = t->cmap->DumpSize;
-	if (c->MemCount < 0 || (uint64_t)c->MemCount > (avail - sizeof *c) / sizeof(umt_context_mem))
+	if (mem_count < 0 || (uint64_t)mem_count > (avail - sizeof *c) / sizeof(umt_context_mem))
 		return umt__fail(UMT_E_BOUNDS, UMT_FILE_EXEC_VTABLE, UMT_LOC_RECORD, r->id, file_off,
 		                 "rmContext MemCount %d does not fit in the record (%llu bytes left)",
-		                 c->MemCount, (unsigned long long)avail);
-	if (c->RegsFP < 0 || !umt__span_ok((uint64_t)c->RegsFP, dump, avail))
+		                 mem_count, (unsigned long long)avail);
+	if (regs_fp < 0 || !umt__span_ok((uint64_t)regs_fp, dump, avail))
 		return umt__fail(UMT_E_BOUNDS, UMT_FILE_EXEC_VTABLE, UMT_LOC_RECORD, r->id,
 		                 file_off + 8,
 		                 "rmContext RegsFP 0x%llx + DumpSize %llu points past the record (%llu bytes left)",
-		                 (unsigned long long)c->RegsFP, (unsigned long long)dump,
+		                 (unsigned long long)regs_fp, (unsigned long long)dump,
 		                 (unsigned long long)avail);
 	out->base = (const uint8_t *)c;
-	out->regs = out->base + c->RegsFP;
+	out->regs = out->base + regs_fp;
 	out->avail = avail;
 	out->record_id = r->id;
 	out->offset = file_off;
 	out->regs_size = (uint32_t)dump;
-	out->mem_count = (uint32_t)c->MemCount;
+	out->mem_count = (uint32_t)mem_count;
 	out->is_64bit = umt_rec_is_64bit(r);
 	return 0;
 }
@@ -282,103 +359,72 @@ int umt_context_mem_get(const umt_context *c, uint32_t index, umt_mem_ref *out)
 		                  c->mem_count);
 	uint64_t at = sizeof(umt_rm_context) + (uint64_t)index * sizeof(umt_context_mem);
 	const umt_context_mem *m = (const umt_context_mem *)(c->base + at);
-	if (m->Size < 0 || m->DataFP < 0 ||
-	    !umt__span_ok((uint64_t)m->DataFP, (uint64_t)m->Size, c->avail))
+	int64_t size = m->Size, data_fp = m->DataFP; /* loaded once: checked as used */
+	if (size < 0 || data_fp < 0 || !umt__span_ok((uint64_t)data_fp, (uint64_t)size, c->avail))
 		return umt__fail(UMT_E_BOUNDS, UMT_FILE_EXEC_VTABLE, UMT_LOC_RECORD, c->record_id,
 		                 c->offset + at,
 		                 "contextMem %u: DataFP 0x%llx, Size %lld points past the record (%llu bytes from the rmContext)",
-		                 index, (unsigned long long)m->DataFP, (long long)m->Size,
+		                 index, (unsigned long long)data_fp, (long long)size,
 		                 (unsigned long long)c->avail);
 	out->address = (uint64_t)m->Address;
-	out->size = (uint64_t)m->Size;
-	out->data = c->base + m->DataFP;
+	out->size = (uint64_t)size;
+	out->data = c->base + data_fp;
 	return 0;
 }
 
 /* ---- iterator in record order ------------------------------------------- */
 
-int umt_exec_iter_init(umt_exec_iter *it, const umt_trace *t, uint64_t begin, uint64_t end)
+int umt__exec_iter_init(umt_exec_iter *it, const umt_trace *t, uint64_t begin, uint64_t end)
 {
 	if (it == NULL || t == NULL)
 		return umt__failf(UMT_E_INVAL, "umt_exec_iter_init: invalid argument");
 	if (begin > t->exec_count)
-		return umt__failf(UMT_E_RANGE, "record %llu is out of range (%llu records)",
-		                  (unsigned long long)begin, (unsigned long long)t->exec_count);
+		return umt__exec_out_of_range(t, begin);
 	it->trace = t;
 	it->offsets = t->exec_offsets;
 	it->records = t->exec_records;
 	it->records_size = t->exec_size;
 	it->next_id = begin;
 	it->end_id = end < t->exec_count ? end : t->exec_count;
+	it->checked_end = begin; /* nothing checked yet */
 	return 0;
 }
 
-
 /*
- * Checks records from @p id on, as long as they are good and fewer than
- * @p max: the per-record checks of umt_exec_iter_next() in one loop, with
- * the end offset of each record carried to the next. Returns the count.
+ * How many of the @p max (> 0) records from @p id on are good, stopping at
+ * the first bad one: the record check in one tight loop.
  */
-static uint32_t good_run(const umt_exec_iter *it, uint64_t id, uint32_t max)
+static uint64_t good_run(const umt_trace *t, uint64_t id, uint64_t max)
 {
-	const uint8_t *off = it->offsets, *rec = it->records;
-	uint64_t size = it->records_size, begin = umt__ld64(off + id * 8);
-	if (begin < sizeof(umt_exec_vtable_header) || begin > size)
+	const uint8_t *off = t->exec_offsets + id * 8, *rec = t->exec_records;
+	uint64_t size = t->exec_size, begin = umt__ld64(off), n;
+	if (!umt__rec_ok(rec, size, begin, umt__ld64(off + 8)))
 		return 0;
-	uint32_t n = 0;
-	for (; n < max; n++) {
-		/* invariant: begin <= size; the header must fit before the type is read */
-		if (size - begin < UMT_EXEC_MIN_HDR)
-			break;
-		uint64_t end = umt__ld64(off + (id + n + 1) * 8);
-		uint64_t len = end - begin; /* huge when end < begin */
-		if ((len < umt_rec_min_size_table[rec[begin + 4]]) | (len > size - begin))
+	/* each record begins where the previous one, checked, ends */
+	for (n = 1, begin = umt__ld64(off + 8); n < max; n++) {
+		uint64_t end = umt__ld64(off + (n + 1) * 8);
+		if (!umt__rec_end_ok(rec, size, begin, end))
 			break;
 		begin = end;
 	}
 	return n;
 }
 
-/*
- * Chunks of CHUNK records whose every record passed good_run(): later
- * block scans of the same trace skip their checks. The mapping is
- * read-only, so a record that was good stays good (see Caveats for files
- * changed under a mapping). 1 bit per chunk: 30 KB for 10^9 records,
- * allocated on the first block scan, not at open.
- */
-#define CHUNK_SHIFT 12
-#define CHUNK ((uint64_t)1 << CHUNK_SHIFT)
-static uint64_t no_bitmap[1];
-
-static uint64_t *checked_chunks(const umt_trace *ct)
+int64_t umt__exec_check_run(const umt_trace *t, uint64_t id, uint64_t end)
 {
-	umt_trace *t = (umt_trace *)(uintptr_t)ct; /* lazily filled cache */
-	uint64_t *bits = atomic_load_explicit(&t->exec_checked, memory_order_acquire);
-	if (UMT_LIKELY(bits != NULL))
-		return bits == no_bitmap ? NULL : bits;
-	pthread_mutex_lock(&t->lazy_lock);
-	bits = atomic_load_explicit(&t->exec_checked, memory_order_relaxed);
-	if (bits == NULL) {
-		bits = calloc((t->exec_count >> CHUNK_SHIFT) / 64 + 1, sizeof *bits);
-		if (bits == NULL)
-			bits = no_bitmap; /* check every time instead */
-		atomic_store_explicit(&t->exec_checked, bits, memory_order_release);
-	}
-	pthread_mutex_unlock(&t->lazy_lock);
-	return bits == no_bitmap ? NULL : bits;
-}
-
-void umt__exec_release(umt_trace *t)
-{
-	uint64_t *bits = atomic_load_explicit(&t->exec_checked, memory_order_relaxed);
-	if (bits != no_bitmap)
-		free(bits);
-	atomic_store_explicit(&t->exec_checked, NULL, memory_order_relaxed);
-}
-
-static bool chunk_checked(const uint64_t *bits, uint64_t chunk)
-{
-	return (__atomic_load_n(&bits[chunk / 64], __ATOMIC_RELAXED) >> (chunk % 64)) & 1;
+	/* runs end at chunk boundaries, so that whole chunks get checked and marked */
+	uint64_t chunk = id >> CHUNK_SHIFT, want = CHUNK - (id & (CHUNK - 1));
+	if (want > end - id)
+		want = end - id;
+	const uint8_t *map = checked_chunks(t);
+	if (map && umt__chunk_checked(map, id))
+		return (int64_t)(id + want);
+	uint64_t n = good_run(t, id, want);
+	if (n == 0) /* the first record is bad: report it as umt_exec_get() would */
+		return umt__exec_bad(t, id);
+	if (map && n == CHUNK) /* a whole chunk, every record good: remember it */
+		__atomic_store_n((uint8_t *)(uintptr_t)&map[chunk], 1, __ATOMIC_RELAXED);
+	return (int64_t)(id + n);
 }
 
 int umt_exec_iter_next_block(umt_exec_iter *it, umt_exec_block *b, uint32_t max)
@@ -390,146 +436,82 @@ int umt_exec_iter_next_block(umt_exec_iter *it, umt_exec_block *b, uint32_t max)
 	uint64_t id = it->next_id;
 	if (id >= it->end_id)
 		return 0;
-	/* runs end at chunk boundaries, so that whole chunks get checked and marked */
-	uint64_t chunk = id >> CHUNK_SHIFT, to_chunk_end = CHUNK - (id & (CHUNK - 1));
-	uint64_t want = it->end_id - id;
-	if (want > max)
-		want = max;
-	if (want > to_chunk_end)
-		want = to_chunk_end;
-	uint64_t *bits = checked_chunks(it->trace);
-	uint32_t n;
-	if (bits && chunk_checked(bits, chunk)) {
-		n = (uint32_t)want;
-	} else {
-		n = good_run(it, id, (uint32_t)want);
-		/* a whole chunk of the table, every record good: remember it */
-		if (bits && n == CHUNK && (id & (CHUNK - 1)) == 0)
-			__atomic_fetch_or(&bits[chunk / 64], (uint64_t)1 << (chunk % 64),
-			                  __ATOMIC_RELAXED);
-	}
-	if (n == 0) { /* the first record is bad: report it and move past it */
+	uint64_t end = it->end_id - id > max ? id + max : it->end_id;
+	int64_t good = umt__exec_check_run(it->trace, id, end);
+	if (good < 0) { /* the first record is bad: move past it */
 		it->next_id = id + 1;
-		return umt__exec_bad(it->trace, id); /* good_run() and the full check agree */
+		return (int)good;
 	}
 	b->records = it->records;
 	b->offsets = it->offsets + id * 8;
 	b->first = id;
-	b->count = n;
-	it->next_id = id + n;
-	return (int)n;
+	b->count = (uint32_t)((uint64_t)good - id);
+	it->next_id = (uint64_t)good;
+	return (int)b->count;
 }
 
-/* ---- iterator along a thread -------------------------------------------- */
+/* ---- prev/next links (their iterator: thread.c) ------------------------ */
 
-#define THREAD_UNKNOWN INT64_MIN
+/*
+ * A mapping of its own, not t->files[]: the handle's files stay as open set
+ * them (other threads read them), and close releases it as a lazy part.
+ */
+static int build_prev_next(const umt_trace *t, void **out)
+{
+	int rc = umt__lost(t, UMT_FILE_EXEC_PREV_NEXT, UMT_LOC_NONE, 0, 0);
+	if (rc < 0)
+		return rc;
+	struct umt_map *m = malloc(sizeof *m);
+	if (m == NULL)
+		return umt__fail(UMT_E_NOMEM, UMT_FILE_EXEC_PREV_NEXT, UMT_LOC_NONE, 0, 0,
+		                 "out of memory");
+	*m = t->files[UMT_FILE_EXEC_PREV_NEXT]; /* identity from open; caller buffers: the bytes */
+	if (t->dirfd >= 0 && (rc = umt__map_later(t->dirfd, UMT_FILE_EXEC_PREV_NEXT, m)) < 0) {
+		free(m);
+		return rc;
+	}
+	if (t->open_advice != UMT_ADVISE_NORMAL) /* a hint: failure to apply it is harmless */
+		(void)umt__map_advise(m, UMT_FILE_EXEC_PREV_NEXT, 0, m->size, t->open_advice);
+	*out = m;
+	return 0;
+}
+
+static void release_prev_next(void *p)
+{
+	umt__unmap(p);
+	free(p);
+}
+
+static const struct umt_lazy_kind prev_next_kind = {UMT_LAZY_PREV_NEXT, build_prev_next,
+                                                     release_prev_next};
+
+int umt__prev_next(const umt_trace *t, const struct umt_map **out)
+{
+	void *m;
+	int rc = umt__lazy_get(t, &prev_next_kind, &m);
+	if (rc == 0 && m == NULL) /* build_prev_next() never builds "nothing" */
+		rc = umt__fail(UMT_E_IO, UMT_FILE_EXEC_PREV_NEXT, UMT_LOC_NONE, 0, 0, "not mapped");
+	*out = m;
+	return rc;
+}
+
 
 int umt_exec_links(const umt_trace *t, uint64_t id, int64_t *prev, int64_t *next)
 {
 	if (t == NULL)
 		return umt__failf(UMT_E_INVAL, "umt_exec_links: invalid argument");
 	if (id >= t->exec_count)
-		return umt__failf(UMT_E_RANGE, "record %llu is out of range (%llu records)",
-		                  (unsigned long long)id, (unsigned long long)t->exec_count);
-	const uint8_t *pn = umt__prev_next(t);
-	if (pn == NULL)
-		return UMT_E_IO; /* message set by the mapping */
-	const umt_prev_next *e = (const umt_prev_next *)(pn + id * sizeof(umt_prev_next));
+		return umt__exec_out_of_range(t, id);
+	const struct umt_map *pn;
+	int rc = umt__prev_next(t, &pn);
+	if (rc < 0)
+		return rc;
+	const umt_prev_next *e = (const umt_prev_next *)(pn->data + id * sizeof(umt_prev_next));
 	if (prev)
 		*prev = e->Prev;
 	if (next)
 		*next = e->Next;
 	return 0;
-}
-
-int umt_thread_iter_init(umt_thread_iter *it, const umt_trace *t, uint64_t start_id,
-                         int direction)
-{
-	if (it == NULL || t == NULL || (direction != UMT_FORWARD && direction != UMT_BACKWARD))
-		return umt__failf(UMT_E_INVAL, "umt_thread_iter_init: invalid argument");
-	if (start_id >= t->exec_count)
-		return umt__failf(UMT_E_RANGE, "record %llu is out of range (%llu records)",
-		                  (unsigned long long)start_id, (unsigned long long)t->exec_count);
-	if (umt__prev_next(t) == NULL)
-		return UMT_E_IO;
-	it->trace = t;
-	it->next_id = (int64_t)start_id;
-	it->prev_id = -1;
-	it->thread_id = THREAD_UNKNOWN;
-	it->direction = direction;
-	return 0;
-}
-
-int umt_thread_iter_init_thread(umt_thread_iter *it, const umt_trace *t, uint64_t thread)
-{
-	const umt_thread_rec *row;
-	int rc = umt_thread_get(t, thread, &row);
-	if (rc < 0 || it == NULL)
-		return rc < 0 ? rc : umt__failf(UMT_E_INVAL, "umt_thread_iter_init_thread: invalid argument");
-	int64_t first = row->FirstEID;
-	if (first != -1 && (first < 0 || (uint64_t)first >= t->exec_count))
-		return umt__fail(UMT_E_BOUNDS, UMT_FILE_THREAD, UMT_LOC_ROW, thread,
-		                 t->thread.table_fp + thread * t->thread.row_size + 16,
-		                 "FirstEID %lld is outside the execution table (%llu records)",
-		                 (long long)first, (unsigned long long)t->exec_count);
-	if (first == -1) {
-		it->trace = t;
-		it->next_id = -1;
-		it->prev_id = -1;
-		it->thread_id = (int64_t)thread;
-		it->direction = UMT_FORWARD;
-		return 0;
-	}
-	rc = umt_thread_iter_init(it, t, (uint64_t)first, UMT_FORWARD);
-	it->thread_id = (int64_t)thread;
-	return rc;
-}
-
-/* Checks the link that led from prev_id to next_id. */
-static int check_link(const umt_thread_iter *it)
-{
-	const umt_trace *t = it->trace;
-	int64_t from = it->prev_id, to = it->next_id;
-	bool fwd = it->direction == UMT_FORWARD;
-	uint64_t at = (uint64_t)from * sizeof(umt_prev_next) + (fwd ? 8 : 0);
-	if (to < 0 || (uint64_t)to >= t->exec_count)
-		return umt__fail(UMT_E_BOUNDS, UMT_FILE_EXEC_PREV_NEXT, UMT_LOC_RECORD,
-		                 (uint64_t)from, at, "%s link %lld is outside the table (%llu records)",
-		                 fwd ? "Next" : "Prev", (long long)to,
-		                 (unsigned long long)t->exec_count);
-	if (fwd ? to <= from : to >= from)
-		return umt__fail(UMT_E_CORRUPT, UMT_FILE_EXEC_PREV_NEXT, UMT_LOC_RECORD,
-		                 (uint64_t)from, at, "%s link %lld does not %s", fwd ? "Next" : "Prev",
-		                 (long long)to, fwd ? "increase" : "decrease");
-	return 0;
-}
-
-int umt_thread_iter_next(umt_thread_iter *it, umt_rec *out)
-{
-	if (it->next_id == -1)
-		return 0;
-	int rc = 0;
-	if (it->prev_id >= 0)
-		rc = check_link(it);
-	if (rc == 0)
-		rc = umt_exec_get(it->trace, (uint64_t)it->next_id, out);
-	if (rc == 0 && it->thread_id != THREAD_UNKNOWN && out->thread_id != it->thread_id)
-		rc = umt__fail(UMT_E_CORRUPT, UMT_FILE_EXEC_PREV_NEXT, UMT_LOC_RECORD,
-		               (uint64_t)(it->prev_id >= 0 ? it->prev_id : it->next_id),
-		               (uint64_t)(it->prev_id >= 0 ? it->prev_id : it->next_id) *
-		                       sizeof(umt_prev_next),
-		               "chain of thread %lld reaches record %lld of thread %d",
-		               (long long)it->thread_id, (long long)it->next_id, out->thread_id);
-	if (rc < 0) {
-		it->next_id = -1;
-		return rc;
-	}
-	it->thread_id = out->thread_id;
-	it->prev_id = it->next_id;
-	const umt_prev_next *e = (const umt_prev_next *)(umt__prev_next(it->trace) +
-	                                                  out->id * sizeof(umt_prev_next));
-	it->next_id = it->direction == UMT_FORWARD ? e->Next : e->Prev;
-	return 1;
 }
 
 /* ---- parallel ranges, batched lookups, access hints ---------------------- */
@@ -566,51 +548,85 @@ int umt_exec_split(const umt_trace *t, unsigned n, uint64_t *bounds)
 	return 0;
 }
 
-/* Prefetches the exec.offsets entries of record @p id (if in the table). */
-static inline void prefetch_offsets(const umt_trace *t, uint64_t id)
+/* A failed lookup of a batch: its error (message set), and out->data NULL. */
+static int __attribute__((noinline, cold)) batch_bad(const umt_trace *t, uint64_t id,
+                                                     umt_rec *out)
 {
-	if (id < t->exec_count)
-		__builtin_prefetch(t->exec_offsets + id * 8);
+	out->data = NULL;
+	return umt__exec_bad(t, id);
 }
 
-/* Prefetches the header of record @p id; its offsets entry is in cache by now. */
-static inline void prefetch_record(const umt_trace *t, uint64_t id)
+/*
+ * Lookup @p id of a batch, through the geometry @p g (with its map of
+ * checked chunks) in the caller's locals: the byte stores into out[] could
+ * alias the handle's fields, which the compiler would then read again for
+ * every lookup.
+ */
+static inline int batch_one(const umt_exec_view *g, uint64_t id, umt_rec *out)
 {
-	if (id < t->exec_count) {
-		uint64_t b = umt__ld64(t->exec_offsets + id * 8);
-		if (b < t->exec_size)
-			__builtin_prefetch(t->exec_records + b);
+	if (UMT_LIKELY(id < g->count)) {
+		const uint8_t *o = g->offsets + id * 8;
+		uint64_t begin = umt__ld64(o), end = umt__ld64(o + 8);
+		if (UMT_LIKELY(umt__chunk_checked(g->checked, id) ||
+		               umt__rec_ok(g->records, g->records_size, begin, end))) {
+			fill_out(g->records, id, begin, end, out);
+			return 0;
+		}
 	}
+	return batch_bad(g->trace, id, out);
+}
+
+/* Prefetches the offsets entry of lookup @p id (the last entry for a bad ID). */
+static inline void batch_prefetch_offsets(const umt_exec_view *g, uint64_t id)
+{
+	__builtin_prefetch(g->offsets + (id < g->count ? id : g->count) * 8);
+}
+
+/* Prefetches the record of lookup @p id: a prefetch never faults, so the
+ * offset, not checked yet, is harmless. */
+static inline void batch_prefetch_record(const umt_exec_view *g, uint64_t id)
+{
+	uint64_t b = umt__ld64(g->offsets + (id < g->count ? id : g->count) * 8);
+	__builtin_prefetch((const void *)((uintptr_t)g->records + b));
 }
 
 int umt_exec_get_batch(const umt_trace *t, const uint64_t *ids, size_t n, umt_rec *out)
 {
 	/* A pipeline D lookups deep: while lookup k is filled, the record of
-	 * lookup k + D and the offsets of lookup k + 2D are being fetched. The
-	 * two cache misses of every lookup overlap with those of the others. */
+	 * lookup k + D and the offsets entry of lookup k + 2D are being fetched,
+	 * so that the two dependent cache misses of every lookup overlap with
+	 * those of the others. */
 	enum { D = 16 };
 	if (t == NULL || (n > 0 && (ids == NULL || out == NULL)))
 		return umt__failf(UMT_E_INVAL, "umt_exec_get_batch: invalid argument");
-	for (size_t i = 0; i < n && i < 2 * D; i++)
-		prefetch_offsets(t, ids[i]);
-	for (size_t i = 0; i < n && i < D; i++)
-		prefetch_record(t, ids[i]);
-	int first_error = 0;
-	for (size_t k = 0; k < n; k++) {
-		if (k + 2 * D < n)
-			prefetch_offsets(t, ids[k + 2 * D]);
+	int first_error = 0, rc;
+	const uint8_t *map = checked_chunks(t);
+	if (UMT_UNLIKELY(map == NULL)) { /* out of memory for the map: one by one */
+		for (size_t k = 0; k < n; k++)
+			if ((rc = umt_exec_get(t, ids[k], &out[k])) < 0) {
+				out[k].data = NULL;
+				first_error = first_error ? first_error : rc;
+			}
+		return first_error;
+	}
+	const umt_exec_view g = {t, t->exec_offsets, t->exec_records, t->exec_size, t->exec_count,
+	                         map};
+	for (size_t k = 0; k < n && k < 2 * D; k++)
+		batch_prefetch_offsets(&g, ids[k]);
+	for (size_t k = 0; k < n && k < D; k++)
+		batch_prefetch_record(&g, ids[k]);
+	size_t k = 0;
+	for (; k + 2 * D < n; k++) { /* the steady state, with no test of k */
+		batch_prefetch_offsets(&g, ids[k + 2 * D]);
+		batch_prefetch_record(&g, ids[k + D]);
+		if (UMT_UNLIKELY((rc = batch_one(&g, ids[k], &out[k])) < 0) && first_error == 0)
+			first_error = rc;
+	}
+	for (; k < n; k++) {
 		if (k + D < n)
-			prefetch_record(t, ids[k + D]);
-		uint64_t id = ids[k];
-		const uint8_t *o = t->exec_offsets + id * 8;
-		int rc = UMT_LIKELY(id < t->exec_count)
-		                 ? umt__exec_fill(t, id, umt__ld64(o), umt__ld64(o + 8), &out[k])
-		                 : umt_exec_get(t, id, &out[k]); /* reports the range error */
-		if (UMT_UNLIKELY(rc < 0)) {
-			out[k].data = NULL;
-			if (first_error == 0)
-				first_error = rc;
-		}
+			batch_prefetch_record(&g, ids[k + D]);
+		if (UMT_UNLIKELY((rc = batch_one(&g, ids[k], &out[k])) < 0) && first_error == 0)
+			first_error = rc;
 	}
 	return first_error;
 }
@@ -643,9 +659,10 @@ int umt_exec_advise(const umt_trace *t, uint64_t begin, uint64_t end, int advice
 	if (rc == 0 && from < to)
 		rc = umt__map_advise(&t->files[UMT_FILE_EXEC_VTABLE], UMT_FILE_EXEC_VTABLE, from,
 		                     to - from, advice);
-	if (rc == 0 && atomic_load_explicit(&t->prev_next, memory_order_acquire) != NULL)
-		rc = umt__map_advise(&t->files[UMT_FILE_EXEC_PREV_NEXT], UMT_FILE_EXEC_PREV_NEXT,
-		                     begin * 16, (end - begin) * 16, advice);
+	const struct umt_map *pn = umt__lazy_peek(t, &prev_next_kind); /* acquire: once mapped */
+	if (rc == 0 && pn != NULL)
+		rc = umt__map_advise(pn, UMT_FILE_EXEC_PREV_NEXT, begin * 16, (end - begin) * 16,
+		                     advice);
 	return rc;
 }
 
@@ -664,5 +681,9 @@ int umt_trace_advise(const umt_trace *t, int file, int advice)
 	int rc = check_advice(advice);
 	if (rc < 0)
 		return rc;
-	return umt__map_advise(&t->files[file], file, 0, t->files[file].size, advice);
+	if (file != UMT_FILE_EXEC_PREV_NEXT)
+		return umt__map_advise(&t->files[file], file, 0, t->files[file].size, advice);
+	/* mapped lazily by another thread: its mapping is read after an acquire load */
+	const struct umt_map *pn = umt__lazy_peek(t, &prev_next_kind);
+	return pn != NULL ? umt__map_advise(pn, file, 0, pn->size, advice) : 0;
 }

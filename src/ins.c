@@ -38,8 +38,9 @@ static inline uint64_t row_offset(const umt_trace *t, uint64_t id)
 
 static int __attribute__((noinline, cold)) bad_id(const umt_trace *t, uint64_t id)
 {
-	return umt__failf(UMT_E_RANGE, "instruction %llu is out of range (%llu instructions)",
-	                  (unsigned long long)id, (unsigned long long)t->ins.count);
+	static const struct umt_range_msg m = {UMT_FILE_INS, UMT_LOC_ROW, -1, "instruction",
+	                                       "instructions"};
+	return umt__out_of_range(t, &m, id, t->ins.count, t->ins.declared);
 }
 
 int umt_ins_get(const umt_trace *t, uint64_t id, const umt_ins_rec **row)
@@ -59,12 +60,13 @@ int umt_ins_code(const umt_trace *t, uint64_t id, const uint8_t **bytes, unsigne
 	if (id >= t->ins.count)
 		return bad_id(t, id);
 	const umt_ins_rec *r = row_at(t, id);
-	if (r->CodeSize > sizeof r->CodeBytes)
+	uint8_t code_size = r->CodeSize; /* loaded once: the size returned is the one checked */
+	if (code_size > sizeof r->CodeBytes)
 		return umt__fail(UMT_E_BOUNDS, UMT_FILE_INS, UMT_LOC_ROW, id,
 		                 row_offset(t, id) + offsetof(umt_ins_rec, CodeSize),
-		                 "CodeSize %u exceeds the 15 bytes of CodeBytes", r->CodeSize);
+		                 "CodeSize %u exceeds the 15 bytes of CodeBytes", code_size);
 	*bytes = r->CodeBytes;
-	*size = r->CodeSize;
+	*size = code_size;
 	return 0;
 }
 
@@ -101,34 +103,21 @@ int umt_ins_disasm(const umt_trace *t, uint64_t id, const char **text, size_t *l
 
 /* ---- the bitmap of checked rows ------------------------------------------ */
 
-/* Stands for "no bitmap: allocation failed"; never written. */
-static uint64_t no_bitmap[1];
-
-/* The bitmap, allocating it on first use; NULL when there is none. */
-static uint64_t *checked_bits(const umt_trace *ct)
+/* Allocates the bitmap; none when memory is short (every call then checks). */
+static int build_checked_bits(const umt_trace *t, void **out)
 {
-	umt_trace *t = (umt_trace *)(uintptr_t)ct; /* lazily filled cache */
-	uint64_t *bits = atomic_load_explicit(&t->ins_checked, memory_order_acquire);
-	if (UMT_LIKELY(bits != NULL))
-		return bits == no_bitmap ? NULL : bits;
-	pthread_mutex_lock(&t->lazy_lock);
-	bits = atomic_load_explicit(&t->ins_checked, memory_order_relaxed);
-	if (bits == NULL) {
-		bits = calloc(t->ins.count / 64 + 1, sizeof *bits);
-		if (bits == NULL)
-			bits = no_bitmap; /* check every time instead */
-		atomic_store_explicit(&t->ins_checked, bits, memory_order_release);
-	}
-	pthread_mutex_unlock(&t->lazy_lock);
-	return bits == no_bitmap ? NULL : bits;
+	*out = calloc(t->ins.count / 64 + 1, sizeof(uint64_t));
+	return 0;
 }
 
-void umt__ins_release(umt_trace *t)
+static const struct umt_lazy_kind checked_bits_kind = {UMT_LAZY_INS_CHECKED, build_checked_bits,
+                                                        free};
+
+/* The bitmap, allocating it on first use; NULL when there is none. */
+static uint64_t *checked_bits(const umt_trace *t)
 {
-	uint64_t *bits = atomic_load_explicit(&t->ins_checked, memory_order_relaxed);
-	if (bits != no_bitmap)
-		free(bits);
-	atomic_store_explicit(&t->ins_checked, NULL, memory_order_relaxed);
+	void *bits;
+	return umt__lazy_get(t, &checked_bits_kind, &bits) == 0 ? bits : NULL;
 }
 
 /* ---- decoded instructions --------------------------------------------------- */
@@ -153,7 +142,9 @@ static int check_slots(const struct dec_ctx *c, const umt_decoded_ins *d,
                        const umt_lc_slot *slots)
 {
 	for (unsigned i = 0; i < d->LCCount; i++) {
-		const umt_lc_slot *s = &slots[i];
+		umt_lc_slot copy; /* each field loaded once: checked as used */
+		memcpy(&copy, &slots[i], sizeof copy);
+		const umt_lc_slot *s = &copy;
 		uint64_t at = sizeof *d + (uint64_t)i * sizeof *s;
 		if (s->AddrWidth > 8)
 			return DEC_FAIL(c, UMT_E_CORRUPT, at + offsetof(umt_lc_slot, AddrWidth),
@@ -239,24 +230,48 @@ static int check_phrase(const struct dec_ctx *c, const umt_decoded_ins *d)
 	return 0;
 }
 
-/* The full check of row @p id's body: run once per row. */
-static int __attribute__((noinline)) check_decoded(const umt_trace *t, uint64_t id)
+/*
+ * The body's extent: DecodedFP (@p fp, loaded by the caller) + 88 + 12 *
+ * LCCount inside the extra area; *lc_count receives the LCCount checked.
+ * Checked on every call, with the values then used, so that the pointers
+ * returned are always inside the mapping.
+ */
+static int decoded_extent(const umt_trace *t, uint64_t id, int64_t fp, uint8_t *lc_count_out)
 {
-	int64_t fp = row_at(t, id)->DecodedFP;
 	uint64_t extra = t->ins.extra_size;
 	if (fp < 0 || !umt__span_ok((uint64_t)fp, sizeof(umt_decoded_ins), extra))
 		return umt__fail(UMT_E_BOUNDS, UMT_FILE_INS, UMT_LOC_ROW, id,
 		                 row_offset(t, id) + offsetof(umt_ins_rec, DecodedFP),
 		                 "DecodedFP 0x%llx + 88 points outside the extra area (%llu bytes)",
 		                 (unsigned long long)fp, (unsigned long long)extra);
-	const umt_decoded_ins *d = (const umt_decoded_ins *)(t->ins.extra + fp);
-	const umt_lc_slot *slots = (const umt_lc_slot *)(d + 1);
 	struct dec_ctx c = {id, t->ins.extra_fp + (uint64_t)fp};
-	uint64_t end = (uint64_t)fp + sizeof *d + (uint64_t)d->LCCount * sizeof(umt_lc_slot);
+	uint8_t lc_count = ((const umt_decoded_ins *)(t->ins.extra + fp))->LCCount;
+	uint64_t end = (uint64_t)fp + sizeof(umt_decoded_ins) + (uint64_t)lc_count * sizeof(umt_lc_slot);
 	if (end > extra)
 		return DEC_FAIL(&c, UMT_E_BOUNDS, offsetof(umt_decoded_ins, LCCount),
 		                "%u slots at DecodedFP 0x%llx run past the extra area (%llu bytes)",
-		                d->LCCount, (unsigned long long)fp, (unsigned long long)extra);
+		                lc_count, (unsigned long long)fp, (unsigned long long)extra);
+	*lc_count_out = lc_count;
+	return 0;
+}
+
+/*
+ * The full check of row @p id's body at @p fp: run once per row, on a copy
+ * of the fixed part, so that every field is read once even if the file
+ * changes under the mapping.
+ */
+static int __attribute__((noinline)) check_decoded(const umt_trace *t, uint64_t id, int64_t fp)
+{
+	uint8_t lc_count;
+	int rc = decoded_extent(t, id, fp, &lc_count);
+	if (rc < 0)
+		return rc;
+	umt_decoded_ins copy;
+	memcpy(&copy, t->ins.extra + fp, sizeof copy);
+	copy.LCCount = lc_count; /* the count whose extent was checked */
+	const umt_decoded_ins *d = &copy;
+	const umt_lc_slot *slots = (const umt_lc_slot *)(t->ins.extra + fp + sizeof copy);
+	struct dec_ctx c = {id, t->ins.extra_fp + (uint64_t)fp};
 	if (d->FirstOutSlot > d->FirstAfterSlot)
 		return DEC_FAIL(&c, UMT_E_CORRUPT, offsetof(umt_decoded_ins, FirstOutSlot),
 		                "FirstOutSlot %u is after FirstAfterSlot %u", d->FirstOutSlot,
@@ -265,7 +280,7 @@ static int __attribute__((noinline)) check_decoded(const umt_trace *t, uint64_t 
 		return DEC_FAIL(&c, UMT_E_BOUNDS, offsetof(umt_decoded_ins, FirstAfterSlot),
 		                "FirstAfterSlot %u exceeds LCCount %u", d->FirstAfterSlot,
 		                d->LCCount);
-	int rc = check_slots(&c, d, slots);
+	rc = check_slots(&c, d, slots);
 	if (rc == 0)
 		rc = check_operands(&c, d, slots);
 	if (rc == 0)
@@ -279,21 +294,24 @@ int umt_ins_decoded(const umt_trace *t, uint64_t ins_id, umt_decoded *out)
 		return umt__failf(UMT_E_INVAL, "umt_ins_decoded: invalid argument");
 	if (UMT_UNLIKELY(ins_id >= t->ins.count))
 		return bad_id(t, ins_id);
+	int64_t fp = row_at(t, ins_id)->DecodedFP; /* loaded once, checked below */
 	uint64_t *bits = checked_bits(t);
 	uint64_t word = ins_id / 64, mask = (uint64_t)1 << (ins_id % 64);
+	int rc;
 	if (bits == NULL || (__atomic_load_n(&bits[word], __ATOMIC_ACQUIRE) & mask) == 0) {
-		int rc = check_decoded(t, ins_id);
-		if (rc < 0)
+		if ((rc = check_decoded(t, ins_id, fp)) < 0)
 			return rc;
 		if (bits != NULL)
 			__atomic_fetch_or(&bits[word], mask, __ATOMIC_RELEASE);
+	} else {
+		uint8_t lc_count; /* a row checked earlier: its extent again, in case the file changed */
+		if ((rc = decoded_extent(t, ins_id, fp, &lc_count)) < 0)
+			return rc;
 	}
-	/* checked: DecodedFP + 88 + 12 * LCCount lies inside the extra area */
-	uint64_t fp = (uint64_t)row_at(t, ins_id)->DecodedFP;
 	out->ins = (const umt_decoded_ins *)(t->ins.extra + fp);
 	out->slots = (const umt_lc_slot *)(out->ins + 1);
 	out->ins_id = ins_id;
-	out->offset = t->ins.extra_fp + fp;
+	out->offset = t->ins.extra_fp + (uint64_t)fp;
 	return 0;
 }
 

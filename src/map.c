@@ -13,31 +13,15 @@
 
 #include "internal.h"
 
-static const char *const file_names[UMT_FILE_COUNT] = {
-	[UMT_FILE_EXEC_VTABLE] = "exec.vtable",
-	[UMT_FILE_EXEC_OFFSETS] = "exec.offsets",
-	[UMT_FILE_EXEC_PREV_NEXT] = "exec.prev_next.column",
-	[UMT_FILE_INS] = "ins.itable",
-	[UMT_FILE_SYSCALL_VTABLE] = "syscall.vtable",
-	[UMT_FILE_SYSCALL_OFFSETS] = "syscall.offsets",
-	[UMT_FILE_MODULE] = "module.itable",
-	[UMT_FILE_THREAD] = "thread.itable",
-	[UMT_FILE_CONTEXT_MAP] = "context_map.itable",
-	[UMT_FILE_ADDRESS_SPACE] = "address_space.itable",
-	[UMT_FILE_TRACE_XML] = "trace.xml",
-};
-
-const char *umt_file_name(int file)
-{
-	if (file < 0 || file >= UMT_FILE_COUNT)
-		return "?";
-	return file_names[file];
-}
-
-/* Opens and fstats one file; 0 with *fd = -1 when it is missing and optional. */
+/*
+ * Opens and fstats one file; 0 with *fd = -1 when it is missing and optional.
+ * O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer,
+ * forever, before the regular-file check below could refuse it. It changes
+ * nothing for regular files, which are only fstat'ed and mapped.
+ */
 static int open_file(int dirfd, int file, bool optional, int *fd, struct stat *st)
 {
-	*fd = openat(dirfd, file_names[file], O_RDONLY | O_CLOEXEC);
+	*fd = openat(dirfd, umt_file_name(file), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (*fd < 0) {
 		if (errno == ENOENT && optional)
 			return 0;

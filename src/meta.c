@@ -475,7 +475,7 @@ static int build(const char *name, const xmlNode *top, int layout, umt_meta **ou
 		rc = walk_leaves(&w, top); /* same tree, same limits: cannot fail */
 	}
 	free(w.path);
-	if (rc < 0) {
+	if (rc != 0) { /* the walks return 0 or a negative status */
 		free(m);
 		return rc;
 	}
@@ -721,80 +721,58 @@ int umt_meta_get_info(const umt_meta *m, umt_meta_info *out)
 
 /* ---- the trace's metadata, parsed on first use ------------------------------- */
 
-static int load(const umt_trace *t, umt_meta **out)
+/* Parses trace.xml: built once per trace through the registry of lazy.c,
+ * which remembers a UMT_E_XML failure (the file does not change) and not
+ * an allocation failure. */
+static int load(const umt_trace *t, void **out)
 {
 	const struct umt_map *f = &t->files[UMT_FILE_TRACE_XML];
-	if (f->present)
-		return umt_meta_parse(f->data, f->size, umt_file_name(UMT_FILE_TRACE_XML), out);
+	int rc = umt__lost(t, UMT_FILE_TRACE_XML, UMT_LOC_NONE, 0, 0);
+	if (rc < 0)
+		return rc;
+	if (f->present) {
+		umt_meta *m = NULL;
+		rc = umt_meta_parse(f->data, f->size, umt_file_name(UMT_FILE_TRACE_XML), &m);
+		*out = m;
+		return rc;
+	}
 	*out = meta_alloc(0, 0);
 	if (*out == NULL)
 		return umt__failf(UMT_E_NOMEM, "trace.xml: out of memory");
 	return 0;
 }
 
-/*
- * Parses under the lock, once; a UMT_E_XML failure is remembered (the file
- * will not change), an allocation failure is not. With @p quiet, a
- * remembered failure does not rewrite the caller's message.
- */
-static int trace_meta_slow(umt_trace *t, umt_meta **out, bool quiet)
+static void release(void *m)
 {
-	pthread_mutex_lock(&t->lazy_lock);
-	umt_meta *m = atomic_load_explicit(&t->meta, memory_order_relaxed);
-	int rc = 0;
-	if (m == NULL && t->meta_status != 0) {
-		rc = t->meta_status;
-		if (!quiet)
-			umt__failf(rc, "%s", t->meta_error ? t->meta_error : "trace.xml: malformed");
-	} else if (m == NULL) {
-		rc = load(t, &m);
-		if (rc == 0) {
-			atomic_store_explicit(&t->meta, m, memory_order_release);
-		} else if (rc == UMT_E_XML) {
-			t->meta_status = rc;
-			t->meta_error = strdup(umt_errmsg());
-		}
-	}
-	pthread_mutex_unlock(&t->lazy_lock);
-	*out = m;
-	return rc;
+	umt_meta_free(m);
 }
 
-int umt_trace_meta(const umt_trace *ct, const umt_meta **out)
+static const struct umt_lazy_kind meta_kind = {UMT_LAZY_META, load, release};
+
+int umt_trace_meta(const umt_trace *t, const umt_meta **out)
 {
-	if (ct == NULL || out == NULL)
+	if (t == NULL || out == NULL)
 		return umt__failf(UMT_E_INVAL, "umt_trace_meta: invalid argument");
-	umt_trace *t = (umt_trace *)(uintptr_t)ct; /* lazily filled cache */
-	umt_meta *m = atomic_load_explicit(&t->meta, memory_order_acquire);
-	int rc = 0;
-	if (m == NULL)
-		rc = trace_meta_slow(t, &m, false);
+	void *m;
+	int rc = umt__lazy_get(t, &meta_kind, &m);
 	*out = m;
 	return rc;
 }
 
-void umt__meta_release(umt_trace *t)
+int64_t umt__trace_xed_date(const umt_trace *t)
 {
-	umt_meta_free(atomic_load_explicit(&t->meta, memory_order_relaxed));
-	atomic_store_explicit(&t->meta, NULL, memory_order_relaxed);
-	free(t->meta_error);
-	t->meta_error = NULL;
-	t->meta_status = 0;
-}
-
-int64_t umt__trace_xed_date(const umt_trace *ct)
-{
-	if (ct == NULL)
+	if (t == NULL)
 		return -1;
-	umt_trace *t = (umt_trace *)(uintptr_t)ct;
-	umt_meta *m = atomic_load_explicit(&t->meta, memory_order_acquire);
+	const umt_meta *m = umt__lazy_peek(t, &meta_kind);
 	if (UMT_LIKELY(m != NULL))
 		return m->xed_number;
-	/* A failed first parse must not replace the caller's message. */
+	/* A failed parse must not replace the caller's message: this is a lookup. */
 	char saved[512];
+	struct umt_loc loc;
 	snprintf(saved, sizeof saved, "%s", umt_errmsg());
-	if (trace_meta_slow(t, &m, true) < 0) {
-		umt__failf(0, "%s", saved);
+	umt__last_loc(&loc);
+	if (umt_trace_meta(t, &m) < 0 || m == NULL) { /* built, it is never NULL */
+		umt__fail_replay(&loc, saved);
 		return -1;
 	}
 	return m->xed_number;

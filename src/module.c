@@ -41,9 +41,9 @@ static uint64_t row_offset(const umt_trace *t, uint64_t id)
 
 static int __attribute__((noinline, cold)) module_out_of_range(const umt_trace *t, uint64_t id)
 {
-	return umt__fail(UMT_E_RANGE, UMT_FILE_MODULE, UMT_LOC_NONE, 0, 0,
-	                 "module %llu is out of range (%llu rows)", (unsigned long long)id,
-	                 (unsigned long long)t->module.count);
+	static const struct umt_range_msg m = {UMT_FILE_MODULE, UMT_LOC_ROW, UMT_FILE_MODULE,
+	                                       "module", "rows"};
+	return umt__out_of_range(t, &m, id, t->module.count, t->module.declared);
 }
 
 int umt_module_get(const umt_trace *t, uint64_t id, const umt_module_rec **row)
@@ -293,9 +293,10 @@ static bool index_alloc(struct umt_module_index *ix, uint64_t n)
 	if (cap >= UINT32_MAX)
 		return false;
 	ix->n = n;
-	ix->load = malloc((n + 1) * sizeof *ix->load);
-	ix->unload = malloc((n + 1) * sizeof *ix->unload);
-	ix->id = malloc((n + 1) * sizeof *ix->id);
+	/* zeroed: every entry a lookup can reach is then defined, whatever the input */
+	ix->load = calloc(n + 1, sizeof *ix->load);
+	ix->unload = calloc(n + 1, sizeof *ix->unload);
+	ix->id = calloc(n + 1, sizeof *ix->id);
 	ix->bound = malloc(nev * sizeof *ix->bound);
 	ix->root = malloc(nev * sizeof *ix->root);
 	ix->node = calloc(cap, sizeof *ix->node);
@@ -303,8 +304,11 @@ static bool index_alloc(struct umt_module_index *ix, uint64_t n)
 	return ix->load && ix->unload && ix->id && ix->bound && ix->root && ix->node && ix->on;
 }
 
-static int index_build(const umt_trace *t, struct umt_module_index **out)
+static int index_build(const umt_trace *t, void **out)
 {
+	int rc = umt__lost(t, UMT_FILE_MODULE, UMT_LOC_NONE, 0, 0); /* no table, no index */
+	if (rc < 0)
+		return rc;
 	struct umt_module_index *ix = calloc(1, sizeof *ix);
 	uint64_t n = 0;
 	struct mod_key *m = ix ? collect(t, &n) : NULL;
@@ -330,22 +334,14 @@ static int index_build(const umt_trace *t, struct umt_module_index **out)
 	return 0;
 }
 
-/* The index, built on first use under lazy_lock and published with a release store. */
-static int index_get(const umt_trace *ct, const struct umt_module_index **out)
+static void index_release(void *ix)
 {
-	umt_trace *t = (umt_trace *)(uintptr_t)ct; /* lazily filled cache */
-	struct umt_module_index *ix = atomic_load_explicit(&t->module_index, memory_order_acquire);
-	int rc = 0;
-	if (UMT_UNLIKELY(ix == NULL)) {
-		pthread_mutex_lock(&t->lazy_lock);
-		ix = atomic_load_explicit(&t->module_index, memory_order_relaxed);
-		if (ix == NULL && (rc = index_build(t, &ix)) == 0)
-			atomic_store_explicit(&t->module_index, ix, memory_order_release);
-		pthread_mutex_unlock(&t->lazy_lock);
-	}
-	*out = ix;
-	return rc;
+	index_free(ix);
 }
+
+/* The index, built on first use (see lazy.c). */
+static const struct umt_lazy_kind index_kind = {UMT_LAZY_MODULE_INDEX, index_build,
+                                                 index_release};
 
 static int __attribute__((noinline, cold)) no_module(uint64_t address, uint64_t eid)
 {
@@ -358,10 +354,13 @@ int umt_module_find(const umt_trace *t, uint64_t address, uint64_t eid, uint64_t
 {
 	if (t == NULL || module_id == NULL)
 		return umt__failf(UMT_E_INVAL, "umt_module_find: invalid argument");
-	const struct umt_module_index *ix;
-	int rc = index_get(t, &ix);
+	void *part;
+	int rc = umt__lazy_get(t, &index_kind, &part);
 	if (rc < 0)
 		return rc;
+	const struct umt_module_index *ix = part;
+	if (ix == NULL) /* index_build() never builds "nothing" */
+		return no_module(address, eid);
 	/* The last bound <= address gives the modules covering it. */
 	uint64_t lo = 0, hi = ix->nbounds;
 	while (lo < hi) {
@@ -399,12 +398,6 @@ int umt_module_find(const umt_trace *t, uint64_t address, uint64_t eid, uint64_t
 	return no_module(address, eid);
 }
 
-void umt__module_release(umt_trace *t)
-{
-	index_free(atomic_load_explicit(&t->module_index, memory_order_relaxed));
-	atomic_store_explicit(&t->module_index, NULL, memory_order_relaxed);
-}
-
 /* ---- the module of an instruction ------------------------------------------ */
 
 int umt_ins_module(const umt_trace *t, uint64_t ins_id, uint64_t *module_id)
@@ -417,10 +410,14 @@ int umt_ins_module(const umt_trace *t, uint64_t ins_id, uint64_t *module_id)
 		                 (unsigned long long)ins_id, (unsigned long long)t->ins.count);
 	const umt_ins_rec *r = (const umt_ins_rec *)(t->ins.rows + ins_id * t->ins.row_size);
 	int32_t mod = r->ModuleID;
+	int rc;
 	uint64_t at = t->ins.table_fp + ins_id * t->ins.row_size + offsetof(umt_ins_rec, ModuleID);
 	if (mod == -1)
 		return umt__fail(UMT_E_NOT_FOUND, UMT_FILE_INS, UMT_LOC_ROW, ins_id, at,
 		                 "floating code (ModuleID -1) belongs to no module");
+	if (mod >= 0 && (uint64_t)mod >= t->module.count &&
+	    (rc = umt__lost(t, UMT_FILE_MODULE, UMT_LOC_ROW, (uint64_t)mod, t->module.declared)) < 0)
+		return rc;
 	if (mod < 0 || (uint64_t)mod >= t->module.count)
 		return umt__fail(UMT_E_BOUNDS, UMT_FILE_INS, UMT_LOC_ROW, ins_id, at,
 		                 "ModuleID %d is outside the module table (%llu rows)", mod,

@@ -173,16 +173,19 @@ struct lexer {
 	bool bol; /* only blanks and comments so far on this line: '#' starts a directive */
 };
 
-static int __attribute__((noinline, cold, format(printf, 4, 5)))
-lex_fail(int code, const struct lexer *lx, uint32_t line, const char *fmt, ...)
+static void __attribute__((noinline, cold, format(printf, 3, 4)))
+lex_fail_record(const struct lexer *lx, uint32_t line, const char *fmt, ...)
 {
 	char msg[256];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	return umt__failf(code, "%s: line %u: %s", lx->file, line, msg);
+	umt__failf_record("%s: line %u: %s", lx->file, line, msg);
 }
+
+/* lex_fail(code, lx, line, fmt, ...): records the failure, evaluates to @p code (as umt__fail()). */
+#define lex_fail(code, lx, line, ...) (lex_fail_record((lx), (line), __VA_ARGS__), (code))
 
 static bool is_ident_start(unsigned char c)
 {
@@ -904,13 +907,13 @@ static int build_indexes(struct parser *ps)
 /* Line of the first NUL byte of a text, or 0 when it has none. */
 static uint32_t nul_line(const char *text, size_t size)
 {
-	const char *z = memchr(text, '\0', size);
-	if (z == NULL)
-		return 0;
 	uint32_t line = 1;
-	for (const char *p = text; p < z; p++)
-		line += *p == '\n';
-	return line;
+	for (size_t i = 0; i < size; i++) { /* one pass, never past size */
+		if (text[i] == '\0')
+			return line;
+		line += text[i] == '\n';
+	}
+	return 0;
 }
 
 int umt_enum_parse(const char *text, size_t size, const char *file, const char *type_name,
@@ -960,9 +963,11 @@ static int read_text(const char *path, char **buf, size_t *size)
 {
 	/* O_NONBLOCK: opening a FIFO must not wait for a writer (it is then refused) */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return umt__failf(errno == ENOENT ? UMT_E_NOT_FOUND : UMT_E_IO, "%s: %s", path,
-		                  strerror(errno));
+	if (fd < 0) {
+		int err = errno; /* umt__failf() evaluates its code after formatting */
+		return umt__failf(err == ENOENT ? UMT_E_NOT_FOUND : UMT_E_IO, "%s: %s", path,
+		                  strerror(err));
+	}
 	struct stat st;
 	int rc = 0;
 	if (fstat(fd, &st) != 0) {
@@ -1272,9 +1277,11 @@ int umt_names_load_dir(const char *dir, umt_names **out)
 	if (dir == NULL || out == NULL)
 		return umt__failf(UMT_E_INVAL, "umt_names_load_dir: invalid argument");
 	struct stat st;
-	if (stat(dir, &st) != 0)
-		return umt__failf(errno == ENOENT ? UMT_E_NOT_FOUND : UMT_E_IO, "%s: %s", dir,
-		                  strerror(errno));
+	if (stat(dir, &st) != 0) {
+		int err = errno; /* umt__failf() evaluates its code after formatting */
+		return umt__failf(err == ENOENT ? UMT_E_NOT_FOUND : UMT_E_IO, "%s: %s", dir,
+		                  strerror(err));
+	}
 	if (!S_ISDIR(st.st_mode))
 		return umt__failf(UMT_E_IO, "%s: not a directory", dir);
 	umt_names *n = calloc(1, sizeof *n);

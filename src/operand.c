@@ -48,12 +48,16 @@ int umt_rec_ins_exec(const umt_trace *t, const umt_rec *r, umt_ins_exec *out)
 		return umt__fail(UMT_E_INVAL, UMT_FILE_EXEC_VTABLE, UMT_LOC_RECORD, r->id,
 		                 r->offset, "not an instruction record of at least 14 bytes");
 	int64_t ins_id = ((const umt_exec_ins *)r->data)->InsID;
+	int rc;
+	if (UMT_UNLIKELY(ins_id >= 0 && (uint64_t)ins_id >= t->ins.count) &&
+	    (rc = umt__lost(t, UMT_FILE_INS, UMT_LOC_ROW, (uint64_t)ins_id, t->ins.declared)) < 0)
+		return rc; /* its row was lost at open (salvage) */
 	if (UMT_UNLIKELY(ins_id < 0 || (uint64_t)ins_id >= t->ins.count))
 		return umt__fail(UMT_E_BOUNDS, UMT_FILE_EXEC_VTABLE, UMT_LOC_RECORD, r->id,
 		                 r->offset + offsetof(umt_exec_ins, InsID),
 		                 "InsID %lld is outside the instruction table (%llu instructions)",
 		                 (long long)ins_id, (unsigned long long)t->ins.count);
-	int rc = umt_ins_decoded(t, (uint64_t)ins_id, &out->dec);
+	rc = umt_ins_decoded(t, (uint64_t)ins_id, &out->dec);
 	if (UMT_UNLIKELY(rc < 0))
 		return rc;
 	uint64_t lc_size = r->size - sizeof(umt_exec_ins);
@@ -302,7 +306,8 @@ static bool same_group(const umt_context_map *m, const umt_lc_slot *sl, int reg)
 	uint16_t sr = (uint16_t)sl->RegName;
 	/* offset 2 is CommonRegName (v1) or LargestEnclosing (v0): either way it
 	 * agrees with the trace's own CommonName table (ERRATA 23) */
-	return sl->CommonRegName == common || (sr < m->ElemCount && m->CommonName[sr] == common);
+	return sl->CommonRegName == common ||
+	       (sr < umt__cmap_elems(m) && m->CommonName[sr] == common);
 }
 
 /* Byte offset of @p reg inside slot @p sl by the dump map, or -1 if it does not fit. */
@@ -311,7 +316,7 @@ static int64_t offset_in(const umt_context_map *m, const umt_reg_info *map, cons
 {
 	uint16_t sr = (uint16_t)sl->RegName;
 	const umt_reg_info *ri = &map[reg];
-	if (sr >= m->ElemCount || ri->Offset == 0xffff || ri->Size == 0)
+	if (sr >= umt__cmap_elems(m) || ri->Offset == 0xffff || ri->Size == 0)
 		return -1;
 	const umt_reg_info *si = &map[sr];
 	if (si->Offset == 0xffff || si->Size == 0 || ri->Offset < si->Offset)
@@ -328,9 +333,9 @@ int umt_lc_find_reg(const umt_trace *t, const umt_ins_exec *x, int reg, int when
 	    group_range(x, when, &lo, &hi) < 0)
 		return umt__failf(UMT_E_INVAL, "umt_lc_find_reg: invalid argument");
 	const umt_context_map *m = t->cmap;
-	if (reg < 0 || reg >= m->ElemCount)
-		return umt__failf(UMT_E_RANGE, "register %d is outside the context map (ElemCount %u)",
-		                  reg, m->ElemCount);
+	int rc = umt__reg_check(t, reg, "umt_lc_find_reg");
+	if (rc < 0)
+		return rc;
 	const umt_reg_info *map = x->is_64bit ? m->RegMap64 : m->RegMap32;
 	int found = -1;
 	int64_t rel = 0;

@@ -86,14 +86,19 @@ bad_extras(uint64_t id, uint64_t off, uint64_t size, const umt_syscall_rec *r)
 	                 (unsigned long long)size);
 }
 
+static int __attribute__((noinline, cold)) syscall_out_of_range(const umt_trace *t, uint64_t id)
+{
+	static const struct umt_range_msg m = {UMT_FILE_SYSCALL_VTABLE, UMT_LOC_RECORD,
+	                                       UMT_FILE_SYSCALL_OFFSETS, "syscall", "records"};
+	return umt__out_of_range(t, &m, id, t->sys_count, t->sys_declared);
+}
+
 int umt_syscall_get(const umt_trace *t, uint64_t id, umt_syscall *out)
 {
 	if (UMT_UNLIKELY(t == NULL || out == NULL))
 		return umt__failf(UMT_E_INVAL, "umt_syscall_get: invalid argument");
 	if (UMT_UNLIKELY(id >= t->sys_count))
-		return umt__fail(UMT_E_RANGE, UMT_FILE_SYSCALL_OFFSETS, UMT_LOC_NONE, 0, 0,
-		                 "syscall %llu is out of range (%llu records)",
-		                 (unsigned long long)id, (unsigned long long)t->sys_count);
+		return syscall_out_of_range(t, id);
 	const umt_offset_size *pair =
 		(const umt_offset_size *)(t->sys_offsets + id * sizeof(umt_offset_size));
 	int64_t soff = pair->Offset, ssize = pair->Size;
@@ -130,10 +135,18 @@ int umt_syscall_arg(const umt_syscall *s, unsigned i, uint64_t *value)
 {
 	if (UMT_UNLIKELY(s == NULL || s->rec == NULL || value == NULL))
 		return umt__failf(UMT_E_INVAL, "umt_syscall_arg: invalid argument");
-	if (UMT_UNLIKELY(i >= s->rec->ArgCount))
+	uint8_t count = s->rec->ArgCount;
+	if (UMT_UNLIKELY(i >= count))
 		return umt__fail(UMT_E_RANGE, UMT_FILE_SYSCALL_VTABLE, UMT_LOC_RECORD, s->id,
 		                 s->offset, "argument %u is out of range (ArgCount %u)", i,
-		                 (unsigned)s->rec->ArgCount);
+		                 (unsigned)count);
+	/* ArgCount is read again from the mapping: the bytes must still lie in the
+	 * record umt_syscall_get() checked, even if the file changed since */
+	uint64_t at = (uint64_t)(s->args - (const uint8_t *)s->rec) + (uint64_t)i * 8;
+	if (UMT_UNLIKELY(!umt__span_ok(at, 8, s->size)))
+		return umt__fail(UMT_E_BOUNDS, UMT_FILE_SYSCALL_VTABLE, UMT_LOC_RECORD, s->id,
+		                 s->offset + at, "argument %u runs past the record (%llu bytes)", i,
+		                 (unsigned long long)s->size);
 	*value = umt__ld64(s->args + (uint64_t)i * 8);
 	return 0;
 }
@@ -160,7 +173,10 @@ int umt_rec_syscall(const umt_trace *t, const umt_rec *r, umt_syscall *out)
 	int rc = umt_rec_syscall_id(r, &sid);
 	if (rc < 0)
 		return rc;
-	if (UMT_UNLIKELY(sid < 0 || (uint64_t)sid >= t->sys_count))
-		return bad_syscall_id(t, r, sid);
+	if (UMT_UNLIKELY(sid < 0 || (uint64_t)sid >= t->sys_count)) {
+		rc = sid < 0 ? 0 : umt__lost(t, UMT_FILE_SYSCALL_VTABLE, UMT_LOC_RECORD, (uint64_t)sid,
+		                             t->sys_declared);
+		return rc < 0 ? rc : bad_syscall_id(t, r, sid);
+	}
 	return umt_syscall_get(t, (uint64_t)sid, out);
 }

@@ -26,30 +26,47 @@ struct itable_rules {
 	int32_t max_record_ver; /* RecordVer accepted: 0..max */
 };
 
-static int check_extra(const struct umt_map *m, const struct itable_rules *r,
+/*
+ * In salvage mode, a table whose rows or extra area run past the end of the
+ * file keeps what lies inside; the strict message is the reason kept.
+ */
+static int reduce(umt_trace *t, int file, int rc, const char *what, uint64_t kept)
+{
+	if (!t->salvage.on)
+		return rc;
+	return umt__salvage_mark(t, file, UMT_FILE_REDUCED, rc, "%s; %llu %s kept",
+	                         umt__errmsg_after(file), (unsigned long long)kept, what);
+}
+
+static int check_extra(umt_trace *t, const struct umt_map *m, const struct itable_rules *r,
                        struct umt_itable *out)
 {
 	const umt_extra_table_header *h = (const umt_extra_table_header *)m->data;
 	int64_t fp = h->ExtraFP, size = h->ExtraSize;
-	if (fp < 0 || (uint64_t)fp > m->size)
-		return umt__fail(UMT_E_BOUNDS, r->file, UMT_LOC_OFFSET, 0, 32,
-		                 "ExtraFP 0x%llx is outside the file (%llu bytes)",
-		                 (unsigned long long)fp, (unsigned long long)m->size);
-	if (size < 0 || !umt__span_ok((uint64_t)fp, (uint64_t)size, m->size))
-		return umt__fail(UMT_E_BOUNDS, r->file, UMT_LOC_OFFSET, 0, 40,
-		                 "ExtraSize %lld at ExtraFP 0x%llx runs past the end of the file (%llu bytes)",
-		                 (long long)size, (unsigned long long)fp,
-		                 (unsigned long long)m->size);
+	int rc = 0;
+	if (fp < 0 || (uint64_t)fp > m->size) {
+		rc = umt__fail(UMT_E_BOUNDS, r->file, UMT_LOC_OFFSET, 0, 32,
+		               "ExtraFP 0x%llx is outside the file (%llu bytes)",
+		               (unsigned long long)fp, (unsigned long long)m->size);
+		fp = (int64_t)m->size; /* salvage: an empty area at the end */
+		size = 0;
+	} else if (size < 0 || !umt__span_ok((uint64_t)fp, (uint64_t)size, m->size)) {
+		rc = umt__fail(UMT_E_BOUNDS, r->file, UMT_LOC_OFFSET, 0, 40,
+		               "ExtraSize %lld at ExtraFP 0x%llx runs past the end of the file (%llu bytes)",
+		               (long long)size, (unsigned long long)fp, (unsigned long long)m->size);
+		size = (int64_t)(m->size - (uint64_t)fp); /* salvage: up to the end */
+	}
+	if (rc < 0 && (rc = reduce(t, r->file, rc, "bytes of the extra area", (uint64_t)size)) < 0)
+		return rc;
 	out->extra = m->data + fp;
 	out->extra_fp = (uint64_t)fp;
 	out->extra_size = (uint64_t)size;
 	return 0;
 }
 
-static int check_itable(const struct umt_map *m, const struct itable_rules *r,
-                        struct umt_itable *out)
+/* The header of a *.itable: any failure here leaves no row readable. */
+static int check_itable_header(const struct umt_map *m, const struct itable_rules *r)
 {
-	memset(out, 0, sizeof *out);
 	if (m->size < r->header_size)
 		return umt__fail(UMT_E_TRUNCATED, r->file, UMT_LOC_OFFSET, 0, m->size,
 		                 "file of %llu bytes is shorter than its %llu-byte header",
@@ -69,24 +86,44 @@ static int check_itable(const struct umt_map *m, const struct itable_rules *r,
 		return umt__fail(UMT_E_BOUNDS, r->file, UMT_LOC_OFFSET, 0, 16,
 		                 "RowSize %lld is smaller than the %llu bytes of a %s",
 		                 (long long)h->RowSize, (unsigned long long)r->min_row, r->row_name);
-	uint64_t count = (uint64_t)h->RowCount, row = (uint64_t)h->RowSize, bytes;
-	if (__builtin_mul_overflow(count, row, &bytes))
-		return umt__fail(UMT_E_BOUNDS, r->file, UMT_LOC_OFFSET, 0, 8,
-		                 "RowCount %llu * RowSize %llu overflows", (unsigned long long)count,
-		                 (unsigned long long)row);
-	if (h->TableFP < (int64_t)r->header_size ||
-	    !umt__span_ok((uint64_t)h->TableFP, bytes, m->size))
+	if (h->TableFP < (int64_t)r->header_size || (uint64_t)h->TableFP > m->size)
 		return umt__fail(UMT_E_BOUNDS, r->file, UMT_LOC_OFFSET, 0, 24,
 		                 "table of %llu rows of %llu bytes at TableFP 0x%llx does not fit in the file (%llu bytes)",
-		                 (unsigned long long)count, (unsigned long long)row,
+		                 (unsigned long long)h->RowCount, (unsigned long long)h->RowSize,
 		                 (unsigned long long)h->TableFP, (unsigned long long)m->size);
+	return 0;
+}
+
+static int check_itable(umt_trace *t, const struct itable_rules *r, struct umt_itable *out)
+{
+	const struct umt_map *m = &t->files[r->file];
+	memset(out, 0, sizeof *out);
+	out->record_ver = -1;
+	int rc = check_itable_header(m, r);
+	if (rc < 0)
+		return rc;
+	const umt_table_header *h = (const umt_table_header *)m->data;
+	uint64_t count = (uint64_t)h->RowCount, row = (uint64_t)h->RowSize, bytes;
+	uint64_t fits = (m->size - (uint64_t)h->TableFP) / row; /* rows inside the file */
+	if (__builtin_mul_overflow(count, row, &bytes))
+		rc = umt__fail(UMT_E_BOUNDS, r->file, UMT_LOC_OFFSET, 0, 8,
+		               "RowCount %llu * RowSize %llu overflows", (unsigned long long)count,
+		               (unsigned long long)row);
+	else if (!umt__span_ok((uint64_t)h->TableFP, bytes, m->size))
+		rc = umt__fail(UMT_E_BOUNDS, r->file, UMT_LOC_OFFSET, 0, 24,
+		               "table of %llu rows of %llu bytes at TableFP 0x%llx does not fit in the file (%llu bytes)",
+		               (unsigned long long)count, (unsigned long long)row,
+		               (unsigned long long)h->TableFP, (unsigned long long)m->size);
+	if (rc < 0 && (rc = reduce(t, r->file, rc, "rows", fits < count ? fits : count)) < 0)
+		return rc;
 	out->rows = m->data + h->TableFP;
-	out->count = count;
+	out->count = fits < count ? fits : count;
+	out->declared = count;
 	out->row_size = row;
 	out->table_fp = (uint64_t)h->TableFP;
 	out->record_ver = h->RecordVer;
 	if (r->header_size >= sizeof(umt_extra_table_header))
-		return check_extra(m, r, out);
+		return check_extra(t, m, r, out);
 	return 0;
 }
 
@@ -122,10 +159,12 @@ static int check_exec(umt_trace *t)
 {
 	const struct umt_map *vt = &t->files[UMT_FILE_EXEC_VTABLE];
 	const struct umt_map *off = &t->files[UMT_FILE_EXEC_OFFSETS];
-	if (vt->size < sizeof(umt_exec_vtable_header))
-		return umt__fail(UMT_E_TRUNCATED, UMT_FILE_EXEC_VTABLE, UMT_LOC_OFFSET, 0, vt->size,
-		                 "file of %llu bytes is shorter than its 16-byte header",
-		                 (unsigned long long)vt->size);
+	if (vt->size < sizeof(umt_exec_vtable_header)) {
+		int rc = umt__fail(UMT_E_TRUNCATED, UMT_FILE_EXEC_VTABLE, UMT_LOC_OFFSET, 0, vt->size,
+		                   "file of %llu bytes is shorter than its 16-byte header",
+		                   (unsigned long long)vt->size);
+		return t->salvage.on ? umt__salvage_exec(t, rc, false) : rc;
+	}
 	const umt_exec_vtable_header *h = (const umt_exec_vtable_header *)vt->data;
 	if (h->Version != 0 && h->Version != 1)
 		return umt__fail(UMT_E_VERSION, UMT_FILE_EXEC_VTABLE, UMT_LOC_OFFSET, 0, 0,
@@ -134,37 +173,54 @@ static int check_exec(umt_trace *t)
 	if (h->RecordCount < 0 || (uint64_t)h->RecordCount >= UINT64_MAX / 16)
 		return umt__fail(UMT_E_BOUNDS, UMT_FILE_EXEC_VTABLE, UMT_LOC_OFFSET, 0, 8,
 		                 "RecordCount %lld is out of range", (long long)h->RecordCount);
+	t->exec_version = h->Version;
 	uint64_t count = (uint64_t)h->RecordCount;
 	int rc = check_exact_size(off, UMT_FILE_EXEC_OFFSETS, count + 1, 8,
 	                          "(RecordCount + 1) * 8");
-	if (rc < 0)
-		return rc;
-	rc = check_exact_size(&t->files[UMT_FILE_EXEC_PREV_NEXT], UMT_FILE_EXEC_PREV_NEXT, count,
-	                      16, "RecordCount * 16");
-	if (rc < 0)
-		return rc;
 	/* The first and last offsets bound every record: O(1) here, per record later. */
-	uint64_t first = umt__ld64(off->data), last = umt__ld64(off->data + count * 8);
-	if (count > 0 && first < sizeof(umt_exec_vtable_header))
-		return umt__fail(UMT_E_BOUNDS, UMT_FILE_EXEC_OFFSETS, UMT_LOC_RECORD, 0, 0,
-		                 "offset 0x%llx points into the exec.vtable header",
-		                 (unsigned long long)first);
-	if (last > vt->size || first > last)
-		return umt__fail(UMT_E_BOUNDS, UMT_FILE_EXEC_OFFSETS, UMT_LOC_OFFSET, 0, count * 8,
-		                 "end offset 0x%llx is outside exec.vtable (%llu bytes) or before the first record (0x%llx)",
-		                 (unsigned long long)last, (unsigned long long)vt->size,
-		                 (unsigned long long)first);
+	uint64_t first = rc == 0 ? umt__ld64(off->data) : 0;
+	uint64_t last = rc == 0 ? umt__ld64(off->data + count * 8) : 0;
+	if (rc == 0 && count > 0 && first < sizeof(umt_exec_vtable_header))
+		rc = umt__fail(UMT_E_BOUNDS, UMT_FILE_EXEC_OFFSETS, UMT_LOC_RECORD, 0, 0,
+		               "offset 0x%llx points into the exec.vtable header",
+		               (unsigned long long)first);
+	else if (rc == 0 && (last > vt->size || first > last))
+		rc = umt__fail(UMT_E_BOUNDS, UMT_FILE_EXEC_OFFSETS, UMT_LOC_OFFSET, 0, count * 8,
+		               "end offset 0x%llx is outside exec.vtable (%llu bytes) or before the first record (0x%llx)",
+		               (unsigned long long)last, (unsigned long long)vt->size,
+		               (unsigned long long)first);
+	if (rc < 0)
+		return t->salvage.on ? umt__salvage_exec(t, rc, true) : rc;
 	t->exec_records = vt->data;
 	t->exec_size = vt->size;
 	t->exec_offsets = off->data;
 	t->exec_count = count;
-	t->exec_version = h->Version;
+	t->exec_declared = count;
 	return 0;
+}
+
+/*
+ * exec.prev_next.column is only stat'ed at open (mapped on first use). A
+ * salvaged one stays usable while it has an entry for every readable record.
+ */
+static int check_prev_next(umt_trace *t)
+{
+	const struct umt_map *pn = &t->files[UMT_FILE_EXEC_PREV_NEXT];
+	int rc = check_exact_size(pn, UMT_FILE_EXEC_PREV_NEXT, t->exec_declared, 16,
+	                          "RecordCount * 16");
+	if (rc == 0 || !t->salvage.on)
+		return rc;
+	if (pn->size / 16 >= t->exec_count)
+		return umt__salvage_mark(t, UMT_FILE_EXEC_PREV_NEXT, UMT_FILE_REDUCED, rc,
+		                         "%s; it links every readable record",
+		                         umt__errmsg_after(UMT_FILE_EXEC_PREV_NEXT));
+	return rc; /* unavailable */
 }
 
 static int check_syscall(umt_trace *t)
 {
 	const struct umt_map *vt = &t->files[UMT_FILE_SYSCALL_VTABLE];
+	const struct umt_map *off = &t->files[UMT_FILE_SYSCALL_OFFSETS];
 	if (vt->size < sizeof(umt_syscall_vtable_header))
 		return umt__fail(UMT_E_TRUNCATED, UMT_FILE_SYSCALL_VTABLE, UMT_LOC_OFFSET, 0, vt->size,
 		                 "file of %llu bytes is shorter than its 16-byte header",
@@ -179,19 +235,25 @@ static int check_syscall(umt_trace *t)
 	if (h->RecordCount < 0)
 		return umt__fail(UMT_E_BOUNDS, UMT_FILE_SYSCALL_VTABLE, UMT_LOC_OFFSET, 0, 8,
 		                 "RecordCount %lld is negative", (long long)h->RecordCount);
-	uint64_t count = (uint64_t)h->RecordCount;
-	int rc = check_exact_size(&t->files[UMT_FILE_SYSCALL_OFFSETS], UMT_FILE_SYSCALL_OFFSETS,
-	                          count, 16, "RecordCount * 16");
-	if (rc < 0)
-		return rc;
+	uint64_t count = (uint64_t)h->RecordCount, pairs = off->size / 16;
 	t->sys_records = vt->data;
 	t->sys_size = vt->size;
-	t->sys_offsets = t->files[UMT_FILE_SYSCALL_OFFSETS].data;
-	t->sys_count = count;
+	t->sys_offsets = off->data;
+	t->sys_declared = count;
 	t->sys_version = h->Version;
 	t->unified_ids_version = h->UnifiedIDsVer;
+	int rc = check_exact_size(off, UMT_FILE_SYSCALL_OFFSETS, count, 16, "RecordCount * 16");
+	if (rc < 0 && !t->salvage.on)
+		return rc;
+	if (rc < 0 && (rc = reduce(t, UMT_FILE_SYSCALL_OFFSETS, rc, "pairs",
+	                           pairs < count ? pairs : count)) < 0)
+		return rc;
+	t->sys_count = pairs < count ? pairs : count;
 	return 0;
 }
+
+/* A context map that describes no register: what a lost one reads as. */
+static const umt_context_map empty_map;
 
 static int check_context_map(umt_trace *t)
 {
@@ -200,49 +262,117 @@ static int check_context_map(umt_trace *t)
 		return umt__fail(UMT_E_TRUNCATED, UMT_FILE_CONTEXT_MAP, UMT_LOC_OFFSET, 0, m->size,
 		                 "file of %llu bytes is shorter than the %u bytes of a context map",
 		                 (unsigned long long)m->size, (unsigned)UMT_CONTEXT_MAP_SIZE);
-	t->cmap = (const umt_context_map *)m->data;
-	if (t->cmap->ElemCount > UMT_CONTEXT_MAP_REGS)
+	const umt_context_map *map = (const umt_context_map *)m->data;
+	if (map->ElemCount > UMT_CONTEXT_MAP_REGS)
 		return umt__fail(UMT_E_BOUNDS, UMT_FILE_CONTEXT_MAP, UMT_LOC_OFFSET, 0, 2,
 		                 "ElemCount %u exceeds the %d entries of the map",
-		                 (unsigned)t->cmap->ElemCount, UMT_CONTEXT_MAP_REGS);
+		                 (unsigned)map->ElemCount, UMT_CONTEXT_MAP_REGS);
+	t->cmap = map;
+	return 0;
+}
+
+static int check_ins(umt_trace *t)
+{
+	return check_itable(t, &ins_rules, &t->ins);
+}
+static int check_module(umt_trace *t)
+{
+	return check_itable(t, &module_rules, &t->module);
+}
+static int check_thread(umt_trace *t)
+{
+	return check_itable(t, &thread_rules, &t->thread);
+}
+static int check_aspace(umt_trace *t)
+{
+	return check_itable(t, &aspace_rules, &t->aspace);
+}
+
+/*
+ * The checks of open, in order, each with the files it reads. In salvage
+ * mode a failed check (or a file of it that could not be opened) makes
+ * those files unavailable, and the table reads as empty (as set up by
+ * trace_new()), except the execution table, which check_exec() salvages.
+ */
+static const struct {
+	int (*check)(umt_trace *t);
+	int files[2]; /* -1: none */
+} checks[] = {
+	{check_exec, {UMT_FILE_EXEC_VTABLE, -1}}, /* exec.offsets: salvaged within */
+	{check_prev_next, {UMT_FILE_EXEC_PREV_NEXT, -1}},
+	{check_syscall, {UMT_FILE_SYSCALL_VTABLE, UMT_FILE_SYSCALL_OFFSETS}},
+	{check_ins, {UMT_FILE_INS, -1}},
+	{check_module, {UMT_FILE_MODULE, -1}},
+	{check_thread, {UMT_FILE_THREAD, -1}},
+	{check_aspace, {UMT_FILE_ADDRESS_SPACE, -1}},
+	{check_context_map, {UMT_FILE_CONTEXT_MAP, -1}},
+};
+
+/* Whether a file of check @p c could not be opened (salvage mode only). */
+static bool lost_file(const umt_trace *t, size_t c)
+{
+	for (int i = 0; i < 2; i++) {
+		int f = checks[c].files[i];
+		if (f >= 0 && t->salvage.status[f] == UMT_FILE_UNAVAILABLE)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Salvage: the table of check @p c is lost. A failed check (@p rc) blames
+ * its first file; a file that could not be opened was marked then.
+ */
+static int lose_table(umt_trace *t, size_t c, int rc)
+{
+	int f = checks[c].files[0];
+	if (rc < 0 && (rc = umt__salvage_mark(t, f, UMT_FILE_UNAVAILABLE, rc, "%s",
+	                                      umt__errmsg_after(f))) < 0)
+		return rc;
+	if (checks[c].check == check_syscall) { /* nothing reads the files then */
+		t->sys_count = 0;
+		t->sys_version = t->unified_ids_version = -1;
+	}
 	return 0;
 }
 
 static int check_all(umt_trace *t)
 {
-	int rc;
-	if ((rc = check_exec(t)) < 0 || (rc = check_syscall(t)) < 0 ||
-	    (rc = check_itable(&t->files[UMT_FILE_INS], &ins_rules, &t->ins)) < 0 ||
-	    (rc = check_itable(&t->files[UMT_FILE_MODULE], &module_rules, &t->module)) < 0 ||
-	    (rc = check_itable(&t->files[UMT_FILE_THREAD], &thread_rules, &t->thread)) < 0 ||
-	    (rc = check_itable(&t->files[UMT_FILE_ADDRESS_SPACE], &aspace_rules, &t->aspace)) < 0 ||
-	    (rc = check_context_map(t)) < 0)
-		return rc;
+	for (size_t c = 0; c < sizeof checks / sizeof checks[0]; c++) {
+		/* a side table can be lost; the execution table is salvaged or fails */
+		bool side = t->salvage.on && checks[c].check != check_exec;
+		bool lost = side && lost_file(t, c);
+		int rc = lost ? 0 : checks[c].check(t);
+		if (lost || (rc < 0 && side))
+			rc = lose_table(t, c, rc);
+		if (rc < 0)
+			return rc;
+	}
 	return 0;
 }
 
 /* ---- open / close ------------------------------------------------------ */
 
-static umt_trace *trace_new(void)
+static umt_trace *trace_new(unsigned flags)
 {
 	umt_trace *t = calloc(1, sizeof *t);
 	if (t == NULL)
 		return NULL;
 	t->dirfd = -1;
-	pthread_mutex_init(&t->lazy_lock, NULL);
-	atomic_init(&t->prev_next, NULL);
-	atomic_init(&t->ins_checked, NULL);
-	atomic_init(&t->exec_checked, NULL);
-	atomic_init(&t->module_index, NULL);
-	atomic_init(&t->meta, NULL);
-	atomic_init(&t->access_plans, NULL);
+	t->salvage.on = (flags & UMT_OPEN_SALVAGE) != 0;
+	t->cmap = &empty_map;
+	t->ins.record_ver = t->module.record_ver = -1;
+	t->thread.record_ver = t->aspace.record_ver = -1;
+	t->sys_version = t->unified_ids_version = -1;
+	t->lazy = &t->lazy_parts;
+	umt__lazy_init(t->lazy);
 	return t;
 }
 
-/* The umt_advice of open flags, or -1 for bad flags. */
+/* The umt_advice of open flags, or -1 for bad flags (unknown bits, two hints). */
 static int flags_advice(unsigned flags)
 {
-	switch (flags) {
+	switch (flags & ~(unsigned)UMT_OPEN_SALVAGE) {
 	case 0: return UMT_ADVISE_NORMAL;
 	case UMT_OPEN_SEQUENTIAL: return UMT_ADVISE_SEQUENTIAL;
 	case UMT_OPEN_RANDOM: return UMT_ADVISE_RANDOM;
@@ -284,34 +414,45 @@ static int missing_commit(int dirfd, const char *dir, int rc)
 	                  "written last, is missing)", dir);
 }
 
+/* Maps (or, for exec.prev_next.column, stats) file @p f; in salvage mode a failure loses it. */
+static int open_file(umt_trace *t, int f)
+{
+	struct umt_map *m = &t->files[f];
+	int rc = f == UMT_FILE_EXEC_PREV_NEXT ? umt__stat_file(t->dirfd, f, false, m)
+	                                      : umt__map_file(t->dirfd, f, f == UMT_FILE_TRACE_XML, m);
+	if (rc < 0 && t->salvage.on) {
+		umt__unmap(m); /* nothing of it is used */
+		rc = umt__salvage_mark(t, f, UMT_FILE_UNAVAILABLE, rc, "%s", umt__errmsg_after(f));
+	}
+	return rc;
+}
+
 int umt_trace_open(const char *dir, unsigned flags, umt_trace **out)
 {
 	if (dir == NULL || out == NULL || flags_advice(flags) < 0)
 		return umt__failf(UMT_E_INVAL, "umt_trace_open: invalid argument");
 	*out = NULL;
-	umt_trace *t = trace_new();
+	umt_trace *t = trace_new(flags);
 	if (t == NULL)
 		return umt__failf(UMT_E_NOMEM, "umt_trace_open: out of memory");
 	t->open_advice = flags_advice(flags);
-	t->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	t->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
 	if (t->dirfd < 0) {
 		int err = errno;
 		umt_trace_close(t);
 		return umt__failf(err == ENOENT ? UMT_E_MISSING : UMT_E_IO,
 		                  "%s: cannot open trace directory: %s", dir, strerror(err));
 	}
-	for (int f = 0; f < UMT_FILE_COUNT; f++) {
-		int rc;
-		if (f == UMT_FILE_EXEC_PREV_NEXT)
-			rc = umt__stat_file(t->dirfd, f, false, &t->files[f]);
-		else
-			rc = umt__map_file(t->dirfd, f, f == UMT_FILE_TRACE_XML, &t->files[f]);
-		if (rc == UMT_E_MISSING && f == UMT_FILE_EXEC_VTABLE)
-			rc = missing_commit(t->dirfd, dir, rc);
-		if (rc < 0) {
-			umt_trace_close(t);
-			return rc;
-		}
+	/* exec.vtable first: without it there is no trace, salvaged or not. */
+	int rc = umt__map_file(t->dirfd, UMT_FILE_EXEC_VTABLE, false,
+	                       &t->files[UMT_FILE_EXEC_VTABLE]);
+	if (rc == UMT_E_MISSING)
+		rc = missing_commit(t->dirfd, dir, rc);
+	for (int f = UMT_FILE_EXEC_VTABLE + 1; rc == 0 && f < UMT_FILE_COUNT; f++)
+		rc = open_file(t, f);
+	if (rc < 0) {
+		umt_trace_close(t);
+		return rc;
 	}
 	return finish_open(t, out);
 }
@@ -322,17 +463,21 @@ int umt_trace_open_mem(const umt_buffer files[UMT_FILE_COUNT], unsigned flags,
 	if (files == NULL || out == NULL || flags_advice(flags) < 0)
 		return umt__failf(UMT_E_INVAL, "umt_trace_open_mem: invalid argument");
 	*out = NULL;
-	umt_trace *t = trace_new();
+	umt_trace *t = trace_new(flags);
 	if (t == NULL)
 		return umt__failf(UMT_E_NOMEM, "umt_trace_open_mem: out of memory");
 	for (int f = 0; f < UMT_FILE_COUNT; f++) {
 		umt__map_buffer(&files[f], &t->files[f]);
-		if (!t->files[f].present && f != UMT_FILE_TRACE_XML) {
+		if (t->files[f].present || f == UMT_FILE_TRACE_XML)
+			continue;
+		int rc = umt__fail(UMT_E_MISSING, f, UMT_LOC_NONE, 0, 0, "missing (no buffer given)");
+		if (t->salvage.on && f != UMT_FILE_EXEC_VTABLE)
+			rc = umt__salvage_mark(t, f, UMT_FILE_UNAVAILABLE, rc, "missing (no buffer given)");
+		if (rc < 0) {
 			umt_trace_close(t);
-			return umt__fail(UMT_E_MISSING, f, UMT_LOC_NONE, 0, 0, "missing (no buffer given)");
+			return rc;
 		}
 	}
-	atomic_store(&t->prev_next, t->files[UMT_FILE_EXEC_PREV_NEXT].data);
 	return finish_open(t, out);
 }
 
@@ -340,37 +485,13 @@ void umt_trace_close(umt_trace *t)
 {
 	if (t == NULL)
 		return;
-	umt__exec_release(t);
-	umt__ins_release(t);
-	umt__module_release(t);
-	umt__meta_release(t);
-	umt__access_release(t);
+	umt__lazy_release(t->lazy);
 	for (int f = 0; f < UMT_FILE_COUNT; f++)
 		umt__unmap(&t->files[f]);
+	umt__salvage_release(t);
 	if (t->dirfd >= 0)
 		close(t->dirfd);
-	pthread_mutex_destroy(&t->lazy_lock);
 	free(t);
-}
-
-const uint8_t *umt__prev_next(const umt_trace *ct)
-{
-	umt_trace *t = (umt_trace *)(uintptr_t)ct; /* lazily filled cache */
-	const uint8_t *p = atomic_load_explicit(&t->prev_next, memory_order_acquire);
-	if (UMT_LIKELY(p != NULL))
-		return p;
-	pthread_mutex_lock(&t->lazy_lock);
-	p = atomic_load_explicit(&t->prev_next, memory_order_relaxed);
-	if (p == NULL && umt__map_later(t->dirfd, UMT_FILE_EXEC_PREV_NEXT,
-	                                &t->files[UMT_FILE_EXEC_PREV_NEXT]) == 0) {
-		p = t->files[UMT_FILE_EXEC_PREV_NEXT].data;
-		if (t->open_advice != UMT_ADVISE_NORMAL) /* a hint: failure to apply it is harmless */
-			umt__map_advise(&t->files[UMT_FILE_EXEC_PREV_NEXT], UMT_FILE_EXEC_PREV_NEXT, 0,
-			                t->files[UMT_FILE_EXEC_PREV_NEXT].size, t->open_advice);
-		atomic_store_explicit(&t->prev_next, p, memory_order_release);
-	}
-	pthread_mutex_unlock(&t->lazy_lock);
-	return p;
 }
 
 /* ---- file changes -------------------------------------------------------- */
@@ -414,12 +535,29 @@ int umt_trace_file_stamp(const umt_trace *t, int file, umt_file_stamp *out)
 	out->mtime_sec = (int64_t)m->mtime.tv_sec;
 	out->mtime_nsec = (int64_t)m->mtime.tv_nsec;
 	out->present = m->present;
-	const uint8_t *data = m->data;
-	if (file == UMT_FILE_EXEC_PREV_NEXT && (data = umt__prev_next(t)) == NULL)
-		return UMT_E_IO; /* message set by the mapping */
-	out->head = data;
-	out->head_size = m->present ? (size_t)(m->size < 64 ? m->size : 64) : 0;
+	/* exec.prev_next.column has no header and is mapped on first use: no head */
+	if (file != UMT_FILE_EXEC_PREV_NEXT && m->present && m->data) {
+		out->head = m->data;
+		out->head_size = (size_t)(m->size < 64 ? m->size : 64);
+	}
 	return 0;
+}
+
+/* The salvage part of umt_trace_info. */
+static void salvage_info(const umt_trace *t, umt_trace_info *out)
+{
+	for (int f = 0; f < UMT_FILE_COUNT; f++) {
+		out->file_status[f] = t->salvage.status[f];
+		out->file_problem[f] = t->salvage.why[f];
+		if (out->file_status[f] != UMT_FILE_INTACT)
+			out->salvaged = 1;
+	}
+	out->exec_declared = t->exec_declared;
+	out->ins_declared = t->ins.declared;
+	out->syscall_declared = t->sys_declared;
+	out->module_declared = t->module.declared;
+	out->thread_declared = t->thread.declared;
+	out->address_range_declared = t->aspace.declared;
 }
 
 int umt_trace_get_info(const umt_trace *t, umt_trace_info *out)
@@ -442,6 +580,7 @@ int umt_trace_get_info(const umt_trace *t, umt_trace_info *out)
 	out->dump_size = t->cmap->DumpSize;
 	out->context_map_elems = t->cmap->ElemCount;
 	out->has_trace_xml = t->files[UMT_FILE_TRACE_XML].present;
+	salvage_info(t, out);
 	return 0;
 }
 

@@ -215,7 +215,7 @@ static void verify_reg_info(struct verifier *v, int reg, int bits)
 		BAD(v, UMT_E_BOUNDS, at,
 		    "RegMap%d: Offset %u + Size %u runs past DumpSize %u", bits,
 		    ri->Offset, ri->Size, m->DumpSize);
-	else if (ri->Size != 0 && (ri->EffLargest < 0 || ri->EffLargest >= m->ElemCount))
+	else if (ri->Size != 0 && (ri->EffLargest < 0 || ri->EffLargest >= (int)umt__cmap_elems(m)))
 		BAD(v, UMT_E_BOUNDS, at + 4,
 		    "RegMap%d: EffLargest %d is outside the map (ElemCount %u)",
 		    bits, ri->EffLargest, m->ElemCount);
@@ -232,10 +232,11 @@ static void verify_dump_layout(struct verifier *v, int bits)
 	const umt_reg_info *map = bits == 64 ? m->RegMap64 : m->RegMap32;
 	uint16_t largest[UMT_CONTEXT_MAP_REGS];
 	int n = 0;
-	for (int r = 0; r < m->ElemCount && !v->stop; r++) {
+	int elems = (int)umt__cmap_elems(m); /* loaded once: never past the arrays */
+	for (int r = 0; r < elems && !v->stop; r++) {
 		const umt_reg_info *ri = &map[r];
 		if (!reg_present(ri) || (uint32_t)ri->Offset + ri->Size > m->DumpSize ||
-		    ri->EffLargest < 0 || ri->EffLargest >= m->ElemCount)
+		    ri->EffLargest < 0 || ri->EffLargest >= elems)
 			continue; /* absent, or reported by verify_reg_info() */
 		const umt_reg_info *e = &map[ri->EffLargest];
 		place(v, UMT_CHECK_CONTEXT_MAP, UMT_FILE_CONTEXT_MAP, UMT_LOC_ROW, (uint64_t)r);
@@ -269,13 +270,14 @@ static void verify_dump_layout(struct verifier *v, int bits)
 static void verify_context_map(struct verifier *v)
 {
 	const umt_context_map *m = v->t->cmap;
-	for (int reg = 0; reg < m->ElemCount && !v->stop; reg++) {
+	int elems = (int)umt__cmap_elems(m); /* loaded once: never past the arrays */
+	for (int reg = 0; reg < elems && !v->stop; reg++) {
 		int16_t c = m->CommonName[reg];
 		uint64_t at = offsetof(umt_context_map, CommonName) + 2 * (uint64_t)reg;
 		place(v, UMT_CHECK_CONTEXT_MAP, UMT_FILE_CONTEXT_MAP, UMT_LOC_ROW, (uint64_t)reg);
-		if (c < 0 || c >= m->ElemCount)
+		if (c < 0 || c >= elems)
 			BAD(v, UMT_E_BOUNDS, at, "CommonName %d is outside the map (ElemCount %u)",
-			    c, m->ElemCount);
+			    c, (unsigned)elems);
 		verify_reg_info(v, reg, 32);
 		verify_reg_info(v, reg, 64);
 	}
@@ -907,9 +909,13 @@ static void verify_links(struct verifier *v, uint64_t id, struct vthread *st)
 /* The thread row a record belongs to, or NULL (reported) when outside the table. */
 static struct vthread *rec_thread(struct verifier *v, const umt_rec *r)
 {
-	if (r->thread_id >= 0 && (uint64_t)r->thread_id < v->t->thread.count)
+	const struct umt_itable *th = &v->t->thread;
+	if (r->thread_id >= 0 && (uint64_t)r->thread_id < th->count)
 		return &v->th[r->thread_id];
-	if (want(v, UMT_CHECK_EXEC))
+	/* a row lost at open (salvage) was reported once, by verify_salvage() */
+	bool lost = v->t->salvage.status[UMT_FILE_THREAD] == UMT_FILE_UNAVAILABLE ||
+	            (r->thread_id >= 0 && (uint64_t)r->thread_id < th->declared);
+	if (want(v, UMT_CHECK_EXEC) && !lost)
 		BAD(v, UMT_E_BOUNDS, r->offset,
 		    "ThreadID %d is outside the thread table (%llu threads)",
 		    r->thread_id, (unsigned long long)v->t->thread.count);
@@ -1050,22 +1056,40 @@ static bool exec_state(struct verifier *v)
 	return true;
 }
 
+/*
+ * Maps exec.prev_next.column for the link checks; false when the check
+ * cannot run. Lost at open (salvage): reported by verify_salvage(), and the
+ * chains go unchecked (v->pn stays NULL).
+ */
+static bool links_ready(struct verifier *v)
+{
+	const struct umt_map *pn;
+	if (!want(v, UMT_CHECK_LINKS))
+		return true;
+	int rc = umt__prev_next(v->t, &pn);
+	if (rc == 0)
+		v->pn = pn->data;
+	else if (v->t->salvage.status[UMT_FILE_EXEC_PREV_NEXT] != UMT_FILE_UNAVAILABLE)
+		report_last(v, rc); /* the mapping failed */
+	return rc == 0 || v->t->salvage.status[UMT_FILE_EXEC_PREV_NEXT] == UMT_FILE_UNAVAILABLE;
+}
+
 static void verify_exec(struct verifier *v)
 {
 	const umt_trace *t = v->t;
-	if (!exec_state(v))
+	if (!exec_state(v) || !links_ready(v))
 		return;
-	if (want(v, UMT_CHECK_LINKS) && (v->pn = umt__prev_next(t)) == NULL) {
-		report_last(v, UMT_E_IO); /* the mapping failed: the check cannot run */
-		return;
-	}
-	if (want(v, UMT_CHECK_EXEC))
+	/* a salvaged table's extent was reported by verify_salvage() */
+	if (want(v, UMT_CHECK_EXEC) && t->exec_count == t->exec_declared &&
+	    t->salvage.status[UMT_FILE_EXEC_VTABLE] == UMT_FILE_INTACT)
 		verify_extent(v);
 	umt_exec_iter it;
 	umt_rec r;
 	umt_exec_iter_init(&it, t, 0, t->exec_count);
 	for (uint64_t id = 0; id < t->exec_count && !v->stop; id++) {
 		int rc = umt_exec_iter_next(&it, &r);
+		if (rc == 0)
+			break; /* the iterator's end: the count cannot change, but say so */
 		if (rc < 0) {
 			place(v, UMT_CHECK_EXEC, UMT_FILE_EXEC_VTABLE, UMT_LOC_RECORD, id);
 			if (want(v, UMT_CHECK_EXEC))
@@ -1127,9 +1151,34 @@ static uint64_t total_work(const struct verifier *v)
 	return n;
 }
 
+/* The check class of each file, for what a salvage open lost. */
+static const unsigned file_check[UMT_FILE_COUNT] = {
+	[UMT_FILE_EXEC_VTABLE] = UMT_CHECK_EXEC,       [UMT_FILE_EXEC_OFFSETS] = UMT_CHECK_EXEC,
+	[UMT_FILE_EXEC_PREV_NEXT] = UMT_CHECK_LINKS,   [UMT_FILE_INS] = UMT_CHECK_INS,
+	[UMT_FILE_SYSCALL_VTABLE] = UMT_CHECK_SYSCALLS, [UMT_FILE_SYSCALL_OFFSETS] = UMT_CHECK_SYSCALLS,
+	[UMT_FILE_MODULE] = UMT_CHECK_MODULES,         [UMT_FILE_THREAD] = UMT_CHECK_THREADS,
+	[UMT_FILE_CONTEXT_MAP] = UMT_CHECK_CONTEXT_MAP, [UMT_FILE_ADDRESS_SPACE] = UMT_CHECK_ADDRESS_SPACE,
+	[UMT_FILE_TRACE_XML] = UMT_CHECK_XML,
+};
+
+/* A trace opened with UMT_OPEN_SALVAGE: each file reduced or lost at open is an error. */
+static void verify_salvage(struct verifier *v)
+{
+	const struct umt_salvage *s = &v->t->salvage;
+	for (int f = 0; f < UMT_FILE_COUNT && !v->stop; f++) {
+		if (s->status[f] == UMT_FILE_INTACT || !want(v, file_check[f]))
+			continue;
+		place(v, file_check[f], f, UMT_LOC_NONE, 0);
+		BAD(v, s->code[f], 0, "%s at open: %s",
+		    s->status[f] == UMT_FILE_REDUCED ? "reduced" : "unavailable, lost",
+		    s->why[f] ? s->why[f] : "damaged");
+	}
+}
+
 static void run(struct verifier *v)
 {
 	const umt_trace *t = v->t;
+	verify_salvage(v);
 	if (want(v, UMT_CHECK_XML))
 		verify_xml(v);
 	if (want(v, UMT_CHECK_CONTEXT_MAP))

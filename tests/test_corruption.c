@@ -15,6 +15,11 @@
  * size; missing, empty and misplaced files; LC slots past LCSize, LCCount
  * 255, ExpCount 5, slot 0xfc, string lengths past their area, unpaired
  * surrogates; prev/next cycles, self-links and links to other threads.
+ *
+ * Each mutation is also opened with UMT_OPEN_SALVAGE and walked the same
+ * way: nothing unexpected may happen, it must report problems exactly when
+ * the strict open does (a lost table is reported by umt_verify()), and the
+ * same number when the strict open succeeded.
  */
 #include <stdarg.h>
 #include <stdbool.h>
@@ -39,6 +44,7 @@
 
 struct walk {
 	const umt_trace *t;
+	bool salvage;        /* opened with UMT_OPEN_SALVAGE: lost tables give open's code */
 	unsigned problems;   /* content errors from accessors, verify's errors and warnings */
 	unsigned unexpected; /* misuse codes, broken guarantees, endless iterations */
 	const char *first_unexpected;
@@ -63,7 +69,7 @@ static bool ok(struct walk *w, int rc, unsigned soft, const char *what)
 {
 	if (rc >= 0)
 		return true;
-	if (content_error(rc))
+	if (content_error(rc) || (w->salvage && (rc == UMT_E_MISSING || rc == UMT_E_IO)))
 		w->problems++;
 	else if (!((soft & SOFT_RANGE) && rc == UMT_E_RANGE) &&
 	         !((soft & SOFT_NOT_FOUND) && rc == UMT_E_NOT_FOUND) &&
@@ -394,10 +400,11 @@ static void walk_verify(struct walk *w)
 }
 
 /* Everything the API offers on @p t; returns the problems found. */
-static unsigned walk(const umt_trace *t, struct walk *w)
+static unsigned walk(const umt_trace *t, struct walk *w, bool salvage)
 {
 	memset(w, 0, sizeof *w);
 	w->t = t;
+	w->salvage = salvage;
 	umt_trace_info info;
 	ok(w, umt_trace_get_info(t, &info), 0, "info");
 	for (int f = 0; f < UMT_FILE_COUNT; f++)
@@ -491,7 +498,35 @@ static int teardown(void **state)
 
 /* ---- running one mutation ------------------------------------------------ */
 
-static unsigned mutations, harmless_ones;
+static unsigned mutations, harmless_ones, salvaged_opens;
+
+/*
+ * The same trace opened with UMT_OPEN_SALVAGE and walked: nothing
+ * unexpected, and it reports problems exactly when a strict open does
+ * (@p strict: its count, @p strict_opened: whether it opened); the same
+ * count when the strict open succeeded, as salvage then changes nothing.
+ */
+static void check_salvage(struct fx_trace *t, const char *what, unsigned strict,
+                          bool strict_opened)
+{
+	umt_trace *tr = NULL;
+	fx_sync(t);
+	int rc = umt_trace_open_mem(t->buf, UMT_OPEN_SALVAGE, &tr);
+	if (rc < 0) {
+		if (strict_opened || (!content_error(rc) && rc != UMT_E_MISSING))
+			fail_msg("%s: salvage open failed with %d: %s", what, rc, umt_errmsg());
+		return;
+	}
+	struct walk w;
+	unsigned n = walk(tr, &w, true);
+	umt_trace_close(tr);
+	salvaged_opens++;
+	if (w.unexpected)
+		fail_msg("%s: salvage: %u unexpected results, first: %s", what, w.unexpected,
+		         w.first_unexpected);
+	if ((n == 0) != (strict == 0) || (strict_opened && n != strict))
+		fail_msg("%s: salvage found %u problems, a strict open %u", what, n, strict);
+}
 
 /* Opens and walks @p t; returns the problems (open failing counts as one). */
 static unsigned check_trace(struct fx_trace *t, const char *what)
@@ -502,14 +537,18 @@ static unsigned check_trace(struct fx_trace *t, const char *what)
 	if (rc < 0) {
 		if (!content_error(rc) && rc != UMT_E_MISSING)
 			fail_msg("%s: open failed with %d: %s", what, rc, umt_errmsg());
+		if (!survey)
+			check_salvage(t, what, 1, false);
 		return 1;
 	}
 	struct walk w;
-	unsigned n = walk(tr, &w);
+	unsigned n = walk(tr, &w, false);
 	umt_trace_close(tr);
 	if (w.unexpected && !survey)
 		fail_msg("%s: %u unexpected results, first: %s", what, w.unexpected,
 		         w.first_unexpected);
+	if (!survey)
+		check_salvage(t, what, n, true);
 	return n;
 }
 
@@ -540,12 +579,7 @@ static void expect(struct fx_trace *t, bool harmless, const char *fmt, ...)
 static void cut_copy(struct fx_trace *dst, int fx, int f, size_t size)
 {
 	fx_copy(dst, &base[fx]);
-	uint8_t *p = malloc(size ? size : 1);
-	memcpy(p, dst->data[f], size);
-	free(dst->data[f]);
-	dst->data[f] = p;
-	dst->size[f] = size;
-	fx_sync(dst);
+	fx_truncate(dst, f, size);
 }
 
 static void put(uint8_t *p, int width, uint64_t v)
@@ -701,7 +735,7 @@ static unsigned check_dir(const char *dir, int *open_rc)
 	if (*open_rc < 0)
 		return 1;
 	struct walk w;
-	unsigned n = walk(tr, &w);
+	unsigned n = walk(tr, &w, false);
 	umt_trace_close(tr);
 	assert_int_equal(w.unexpected, 0);
 	return n;
@@ -1029,6 +1063,8 @@ static const struct harmless {
 	{"syscallRec ArgCount", -1, 0, "fewer arguments"},
 	{"thread-begin contextMem Size", -1, 0, "an empty memory block"},
 	{"thread-begin rmContext MemCount", -1, 0, "no memory block"},
+	{"syscall-exit contextMem Size", FX_SAMPLE, 0, "an empty memory block"},
+	{"syscall-exit rmContext MemCount", FX_SAMPLE, 0, "no memory block"},
 	{"threadRec LastEID", -1, UINT64_MAX, "row 0 ends with the application: may say running"},
 	{NULL, 0, 0, NULL},
 };
@@ -1077,7 +1113,8 @@ static void test_fields(void **state)
 		for (int i = 0; i < fs.n; i++)
 			mutate_field(fx, &fs.f[i]);
 	}
-	print_message("%u mutations, %u of them harmless\n", mutations, harmless_ones);
+	print_message("%u mutations, %u of them harmless; %u opened and walked in salvage mode\n",
+	              mutations, harmless_ones, salvaged_opens);
 }
 
 /* ---- prev/next cycles, self-links, links to other threads ---------------- */

@@ -846,13 +846,16 @@ static void test_block_chunks(void **state)
 	assert_int_equal(umt_exec_iter_next_block(&it, &b, 8192), 4096 - 100);
 	assert_int_equal(umt_exec_iter_next_block(&it, &b, 8192), 5000 - 4096);
 	assert_int_equal(umt_exec_iter_next_block(&it, &b, 8192), 0);
-	const uint64_t *bits = atomic_load(&tr->exec_checked);
-	assert_non_null(bits);
-	assert_int_equal(bits[0], 0); /* no whole chunk was checked */
+	const uint8_t *map = atomic_load(&tr->lazy->slot[UMT_LAZY_EXEC_CHECKED].value);
+	assert_non_null(map);
+	assert_int_equal(map[0] | map[1] | map[2], 0); /* no whole chunk was checked */
 	int good, bad;
 	walk_blocks(tr, 0, N, 4096, &good, &bad);
 	assert_int_equal(good, N);
-	assert_int_equal(bits[0], 3); /* chunks 0 and 1; chunk 2 holds only 1808 records */
+	/* chunks 0 and 1; chunk 2 holds only 1808 records */
+	assert_int_equal(map[0], 1);
+	assert_int_equal(map[1], 1);
+	assert_int_equal(map[2], 0);
 	walk_blocks(tr, 0, N, 4096, &good, &bad); /* the remembered chunks read the same */
 	assert_int_equal(good, N);
 	umt_trace_close(tr);

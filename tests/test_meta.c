@@ -927,7 +927,8 @@ static void test_error_remembered(void **state)
 	                          "Specification mandates value for attribute x";
 	struct fx_trace t;
 	umt_trace *tr = open_with_xml(&t, bad, strlen(bad));
-	assert_int_equal(tr->meta_status, 0); /* nothing parsed at open */
+	const struct umt_lazy_slot *slot = &tr->lazy->slot[UMT_LAZY_META];
+	assert_int_equal(slot->status, 0); /* nothing parsed at open */
 	for (int i = 0; i < 3; i++) {
 		const umt_meta *m = (const umt_meta *)(uintptr_t)1;
 		assert_int_equal(umt_trace_meta(tr, &m), UMT_E_XML);
@@ -939,9 +940,9 @@ static void test_error_remembered(void **state)
 		umt_rec r;
 		assert_int_equal(umt_exec_get(tr, 13, &r), 0);
 		/* remembered, not parsed again */
-		assert_int_equal(tr->meta_status, UMT_E_XML);
-		assert_string_equal(tr->meta_error, msg);
-		assert_null(atomic_load(&tr->meta));
+		assert_int_equal(slot->status, UMT_E_XML);
+		assert_string_equal(slot->message, msg);
+		assert_null(atomic_load(&slot->value));
 	}
 	umt_trace_close(tr);
 	fx_free(&t);

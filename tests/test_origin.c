@@ -29,7 +29,7 @@ static int reg(const char *name)
 	return -1;
 }
 
-/* ---- rows: slots by name ("rax", "[m0]" a MEM0 slot, "[m1]" MEM1, "agen") ----------------- */
+/* ---- rows: slots by name ("rax", "[m0]" a MEM0 slot, "[m1]" MEM1, "[s]" a stack slot, "agen") */
 
 struct row {
 	const char *slots[8];
@@ -60,9 +60,10 @@ static int64_t add_row(umt_writer *w, const struct row *d, struct layout *l)
 	uint16_t off = 0;
 	for (int i = 0; i < 8 && d->slots[i]; i++) {
 		bool mem = d->slots[i][0] == '[';
-		int16_t name = mem ? (int16_t)(d->slots[i][2] == '0' ? UMT_REG_MEM0 : UMT_REG_MEM1)
-		               : strcmp(d->slots[i], "agen") == 0 ? (int16_t)UMT_REG_AGEN
-		                                                   : (int16_t)reg(d->slots[i]);
+		int16_t name = !mem ? (strcmp(d->slots[i], "agen") == 0 ? (int16_t)UMT_REG_AGEN
+		                                                         : (int16_t)reg(d->slots[i]))
+		               : d->slots[i][1] == 's' ? (int16_t)reg("stackpush")
+		               : (int16_t)(d->slots[i][2] == '0' ? UMT_REG_MEM0 : UMT_REG_MEM1);
 		int size = mem || name == (int16_t)UMT_REG_AGEN ? 8 : cmap.RegMap64[name].Size;
 		s[i] = (umt_lc_slot){.RegName = name, .CommonRegName = name, .ValueSize = (int16_t)size,
 		                     .Offset = off, .AddrWidth = mem ? 8 : 0};
@@ -345,6 +346,8 @@ static void write_flows(const char *dir)
 	int add = row_of(&t, &(struct row){{"r8", "rdi", "r8", "rflags"}, 2, 2, -1, -1, 0});
 	int mov = row_of(&t, &(struct row){{"rbx", "rax"}, 1, 1, -1, -1, 0});
 	int nop = row_of(&t, &(struct row){{NULL}, 0, 0, -1, -1, 0});
+	int push = row_of(&t, &(struct row){{"rax", "rsp", "[s]", "rsp"}, 2, 2, -1, -1, 0});
+	int pop = row_of(&t, &(struct row){{"rsp", "[s]", "rdx", "rdx", "rsp"}, 2, 3, -1, -1, 0});
 	uint64_t hello = 0x6f6c6c6568ull, x = hello + 4;
 	umt_mem_ref buf = {0x5000, 8, (const uint8_t *)&hello};
 	ctx(&t, UMT_REC_THREAD_BEGIN, 0, 1, (const char *const[]){"rbx", "rcx", "rsp", NULL},
@@ -371,6 +374,9 @@ static void write_flows(const char *dir)
 	ins(&t, movi, 2, 0x03, (uint64_t[]){0x9});                                  /* 18: gap */
 	ins(&t, add, 2, 0x11, (uint64_t[]){0x1, 0x2, 0x100, 0x202});                /* 19: bad inputs */
 	ins(&t, nop, 2, 1, NULL);                                                   /* 20 */
+	ins(&t, push, 0, 1, (uint64_t[]){0, 0x8000, 0x7ff8, 0, 0x7ff8});            /* 21 */
+	ins(&t, pop, 0, 1, (uint64_t[]){0x7ff8, 0x7ff8, 0, 0, 0, 0x8000});          /* 22 */
+	ins(&t, nop, 0, 1, NULL);                                                   /* 23 */
 	assert_int_equal(umt_writer_finish(t.w), 0);
 }
 
@@ -487,9 +493,31 @@ static void test_origin_trees(void **state)
 	};
 	umt_origin_query_init(&q, 20, reg("r8"));
 	expect_tree(ix, &q, untrusted, 3);
+	/* the stack pointer of a push and a pop is address-only, unless it is what is traced
+	 * (the syscall exit 5 wrote rax and rsp: its dump covers every register) */
+	static const struct want popped[] = {
+		{0, R, "rdx", 0, 23, 22, I, 1},
+		{1, A, "rsp", 0, 22, 21, I, 1},
+		{1, V, NULL, 0x7ff8, 22, 21, I, 1},
+		{2, V, "rax", 0, 21, 5, C, 1},
+		{2, A, "rsp", 0, 21, 5, C, 1},
+	};
+	umt_origin_query_init(&q, 23, reg("rdx"));
+	expect_tree(ix, &q, popped, 5);
+	static const struct want sp[] = {
+		{0, R, "rsp", 0, 23, 22, I, 1},
+		{1, V, "rsp", 0, 22, 21, I, 1},
+		{2, V, "rax", 0, 21, 5, C, 1},
+		{2, V, "rsp", 0, 21, 5, C, 1},
+		{1, V, NULL, 0x7ff8, 22, 21, I, 1},
+		{2, V, "rax", 0, 21, 5, C, 1},
+		{2, A, "rsp", 0, 21, 5, C, 1},
+	};
+	umt_origin_query_init(&q, 23, reg("rsp"));
+	expect_tree(ix, &q, sp, 7);
 	/* bad queries */
 	umt_origin *o;
-	umt_origin_query_init(&q, 21, reg("r8"));
+	umt_origin_query_init(&q, 24, reg("r8"));
 	assert_int_equal(umt_origin_open(ix, &q, &o), UMT_E_RANGE);
 	umt_origin_query_init(&q, 3, -1);
 	q.length = 0;

@@ -30,6 +30,7 @@
 #include <cmocka.h>
 
 #include "check.h"
+#include "gen/jsonl.h"
 #include "umtrace/index.h"
 
 /* ---- the brute force ------------------------------------------------------------------- */
@@ -40,6 +41,7 @@ struct bstate {
 	uint8_t val[DUMP_MAX], known[DUMP_MAX];
 	uint64_t src[DUMP_MAX], lw[DUMP_MAX], lc[DUMP_MAX];
 	int mode64;
+	int started; /* a record of the thread was applied */
 };
 
 /* A write of a register the history tests follow. */
@@ -135,6 +137,7 @@ static bool bplace(const struct model *m, int reg, int mode64, uint32_t *off, ui
 static void bphase0(const struct model *m, struct bstate *s, const umt_rec *r)
 {
 	s->mode64 = r->flags & 1;
+	s->started = 1;
 	if (r->flags & UMT_EXEC_F_INSTR_OFF)
 		for (uint32_t b = 0; b < m->dump; b++)
 			bwrite(s, b, NULL, r->id);
@@ -478,6 +481,8 @@ static void check_states(umt_index *ix, struct model *m, struct probe *pr, size_
 			*want = m->th[pr[i].thread];
 			if ((uint64_t)r.thread_id == pr[i].thread)
 				bphase0(m, want, &r);
+			else if (!want->started) /* no record of the thread yet: the map of r's */
+				want->mode64 = r.flags & 1;
 			expect_state(ix, &st, m, want, r.id, pr[i].thread);
 		}
 		if (r.thread_id < 0 || (uint64_t)r.thread_id >= m->nthreads)
@@ -633,6 +638,7 @@ static void test_states_generated(void **state)
 		"--records 60000 --threads 3 --seed 41",
 		"--records 40000 --threads 1 --seed 42",
 		"--records 30000 --threads 5 --seed 43 --flavour 2014",
+		"--records 30000 --threads 3 --seed 44 --code32",
 	};
 	for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) {
 		umtgen(trace, args[i]);
@@ -643,11 +649,107 @@ static void test_states_generated(void **state)
 	free(dir), free(trace);
 }
 
+
+/* ---- against umtgen's ground truth (docs/umtgen.md) ------------------------------------ */
+
+/*
+ * One "regs" line of the truth: the true register file of the thread just
+ * before the record. Every register the state knows whole must hold the true
+ * value; the truth may know more (registers the trace has not observed yet).
+ * rip/eip is not compared: instructions change it without recording it, so
+ * its latest observation (a dump) is not its value (index.h section 1). Nor
+ * are the records whose dump is the state after them (syscall exits, context
+ * changes): section 1 counts a record's dump at the record, the truth is the
+ * state before it.
+ * @return the registers compared.
+ */
+static unsigned truth_regs(umt_index *ix, umt_trace *t, umt_state *st, const struct jv *v)
+{
+	uint64_t id, thread;
+	const struct jv *regs = json_get(v, "regs");
+	assert_int_equal(json_u64(v, "id", &id), 0);
+	assert_int_equal(json_u64(v, "thread_id", &thread), 0);
+	assert_non_null(regs);
+	umt_rec rec;
+	assert_int_equal(umt_exec_get(t, id, &rec), 0);
+	if (rec.type == UMT_REC_SYSCALL_EXIT || rec.type >= UMT_REC_CTX_APC)
+		return 0;
+	assert_int_equal(umt_state_at(ix, id, (int64_t)thread, st), 0);
+	unsigned compared = 0;
+	for (int i = 0; i < regs->n; i++) {
+		umt_reg_value r;
+		uint8_t want[64];
+		int reg = umt_reg_by_name(t, regs->keys[i]);
+		if (reg < 0 || !strcmp(regs->keys[i], "rip") || !strcmp(regs->keys[i], "eip") ||
+		    umt_state_reg(st, reg, &r) != 0 || r.known_bytes != r.size || r.size > sizeof want)
+			continue;
+		const char *text = regs->items[i].text;
+		if (strncmp(text, "0x", 2) == 0) { /* a number of up to 8 bytes */
+			uint64_t x = strtoull(text, NULL, 16);
+			memcpy(want, &x, 8);
+		} else {
+			assert_int_equal(json_hex(text, want, sizeof want), (long)r.size);
+		}
+		if (memcmp(r.data, want, r.size) != 0)
+			print_error("record %llu thread %llu: %s is not the truth's %s (from record %llu)\n",
+			            (unsigned long long)id, (unsigned long long)thread, regs->keys[i], text,
+			            (unsigned long long)r.source);
+		assert_memory_equal(r.data, want, r.size);
+		compared++;
+	}
+	return compared;
+}
+
+static void check_truth(const char *args)
+{
+	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t"), *idx = tmp_path(dir, "i");
+	char *truth = tmp_path(dir, "truth.jsonl"), gen_args[512];
+	snprintf(gen_args, sizeof gen_args, "%s --truth %s", args, truth);
+	umtgen(trace, gen_args);
+	umt_trace *t = fx_must_open_dir(trace);
+	umt_index *ix = build_open(t, idx, 2);
+	umt_state st;
+	assert_int_equal(umt_state_init(ix, &st), 0);
+	FILE *f = fopen(truth, "r");
+	assert_non_null(f);
+	char *line = NULL;
+	size_t cap = 0;
+	unsigned lines = 0, regs = 0;
+	while (getline(&line, &cap, f) > 0) {
+		struct jv v;
+		assert_int_equal(json_parse(line, &v), 0);
+		const struct jv *kind = json_get(&v, "kind");
+		if (kind && kind->text && !strcmp(kind->text, "regs"))
+			regs += truth_regs(ix, t, &st, &v), lines++;
+		json_free(&v);
+	}
+	free(line);
+	fclose(f);
+	print_message("truth %s: %u register files, %u registers compared\n", args, lines, regs);
+	assert_true(lines > 0 && regs > lines);
+	umt_state_release(&st);
+	umt_index_close(ix);
+	umt_trace_close(t);
+	fx_rmtree(dir);
+	free(dir), free(trace), free(idx), free(truth);
+}
+
+static void test_truth(void **state)
+{
+	(void)state;
+	check_truth("--records 20000 --threads 3 --seed 51");
+	check_truth("--records 15000 --threads 2 --seed 52 --flavour 2014");
+	check_truth("--records 15000 --threads 4 --seed 53 --code32");
+	check_truth("--records 8000 --threads 3 --seed 54 --abort");
+	check_truth("--records 8000 --threads 2 --seed 55 --syscall-rate 40");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_states_random),
 		cmocka_unit_test(test_states_generated),
+		cmocka_unit_test(test_truth),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,10 +1,13 @@
 /*
  * thread.c: thread rows with RowSize 40 (real traces) and 48 (the spec),
- * every field, and the lookup by Windows thread ID.
+ * every field, and the lookup by Windows thread ID; the iterator along a
+ * thread's chain against a plain walk of the links on traces longer than
+ * a chunk of 4096 records, dense and sparse, with corrupt links and records.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -183,6 +186,177 @@ static void test_empty(void **state)
 	free(dir);
 }
 
+/* ---- the chain iterator against a plain walk of the links ---- */
+
+#define CHAIN_RECORDS (3 * 4096 + 700)
+
+/* A walk: the records returned, then the final status and its message. */
+struct walk {
+	uint64_t *ids;
+	size_t n;
+	int rc;
+	char msg[512];
+};
+
+/*
+ * The plain walk: each link read from the column's bytes and checked as the
+ * header documents (inside the table, strictly ahead), each record read by
+ * umt_exec_get() on a handle on which nothing scans, its thread compared.
+ * Link errors are located at the record the link leaves (@p where).
+ */
+static void plain_walk(struct fx_trace *t, int64_t id, int direction, int64_t thread,
+                       struct walk *w, uint64_t *where)
+{
+	umt_trace *tr = fx_must_open(t);
+	const uint8_t *pn = t->data[UMT_FILE_EXEC_PREV_NEXT];
+	w->n = 0;
+	w->rc = 0;
+	for (int64_t prev = -1; id != -1;) {
+		umt_rec r;
+		if (prev >= 0 && (id < 0 || id >= CHAIN_RECORDS)) {
+			w->rc = UMT_E_BOUNDS;
+			*where = (uint64_t)prev;
+			break;
+		}
+		if (prev >= 0 && (direction == UMT_FORWARD ? id <= prev : id >= prev)) {
+			w->rc = UMT_E_CORRUPT;
+			*where = (uint64_t)prev;
+			break;
+		}
+		if ((w->rc = umt_exec_get(tr, (uint64_t)id, &r)) < 0) {
+			snprintf(w->msg, sizeof w->msg, "%s", umt_errmsg());
+			break;
+		}
+		if (thread >= 0 && r.thread_id != thread) {
+			w->rc = UMT_E_CORRUPT;
+			*where = (uint64_t)(prev >= 0 ? prev : id);
+			break;
+		}
+		thread = r.thread_id;
+		w->ids[w->n++] = (uint64_t)id;
+		prev = id;
+		id = (int64_t)fx_get64(pn + 16 * (uint64_t)id + (direction == UMT_FORWARD ? 8 : 0));
+	}
+	umt_trace_close(tr);
+}
+
+/* The iterator's walk from @p it into @p w. */
+static void iter_walk(umt_thread_iter *it, struct walk *w)
+{
+	umt_rec r;
+	w->n = 0;
+	while ((w->rc = umt_thread_iter_next(it, &r)) == 1) {
+		w->ids[w->n++] = r.id;
+	}
+	if (w->rc < 0)
+		snprintf(w->msg, sizeof w->msg, "%s", umt_errmsg());
+	assert_int_equal(umt_thread_iter_next(it, &r), 0); /* stays at its end */
+}
+
+/* The iterator's walk equals the plain one: same records, same error. */
+static void expect_same_walk(const struct walk *want, const struct walk *got, uint64_t where)
+{
+	assert_int_equal(got->n, want->n);
+	for (size_t k = 0; k < want->n; k++)
+		if (got->ids[k] != want->ids[k])
+			fail_msg("record %zu of the walk: %llu, want %llu", k,
+			         (unsigned long long)got->ids[k], (unsigned long long)want->ids[k]);
+	assert_int_equal(got->rc, want->rc);
+	if (want->rc < 0 && want->msg[0]) /* a record's own error: umt_exec_get's message */
+		assert_string_equal(got->msg, want->msg);
+	else if (want->rc < 0) { /* a link's: located at the record it leaves */
+		char at[64];
+		snprintf(at, sizeof at, "exec.prev_next.column: record %llu ", (unsigned long long)where);
+		if (strstr(got->msg, at) == NULL)
+			fail_msg("message \"%s\" does not name \"%s\"", got->msg, at);
+	}
+}
+
+/*
+ * Every thread of @p t forward from its FirstEID and backward from its
+ * LastEID, with the iterator on a fresh handle (no chunk known good) and
+ * again after a scan marked the good chunks, against the plain walk.
+ */
+static void every_chain(struct fx_trace *t, unsigned threads)
+{
+	struct walk want = {.ids = malloc(CHAIN_RECORDS * sizeof(uint64_t))};
+	struct walk got = {.ids = malloc(CHAIN_RECORDS * sizeof(uint64_t))};
+	assert_true(want.ids && got.ids);
+	for (int scanned = 0; scanned < 2; scanned++) {
+		umt_trace *tr = fx_must_open(t);
+		if (scanned) {
+			umt_exec_iter it;
+			umt_rec r;
+			assert_int_equal(umt_exec_iter_init(&it, tr, 0, UINT64_MAX), 0);
+			while (umt_exec_iter_next(&it, &r) != 0)
+				;
+		}
+		for (unsigned th = 0; th < threads; th++) {
+			const umt_thread_rec *row;
+			assert_int_equal(umt_thread_get(tr, th, &row), 0);
+			uint64_t where = 0;
+			umt_thread_iter it;
+			plain_walk(t, row->FirstEID, UMT_FORWARD, th, &want, &where);
+			assert_int_equal(umt_thread_iter_init_thread(&it, tr, th), 0);
+			iter_walk(&it, &got);
+			expect_same_walk(&want, &got, where);
+			plain_walk(t, row->LastEID, UMT_BACKWARD, -1, &want, &where);
+			assert_int_equal(umt_thread_iter_init(&it, tr, (uint64_t)row->LastEID, UMT_BACKWARD), 0);
+			iter_walk(&it, &got);
+			expect_same_walk(&want, &got, where);
+		}
+		umt_trace_close(tr);
+	}
+	free(want.ids);
+	free(got.ids);
+}
+
+/* The ID of the @p k-th record (from 0) of thread @p th at or after @p from. */
+static uint64_t record_of(uint64_t from, unsigned th, unsigned threads, int k)
+{
+	for (uint64_t id = from;; id++)
+		if (fx_chain_thread(id, threads) == th && k-- == 0)
+			return id;
+}
+
+static void set_link(struct fx_trace *t, uint64_t id, int next, int64_t to)
+{
+	fx_put64(t->data[UMT_FILE_EXEC_PREV_NEXT] + 16 * id + (next ? 8 : 0), (uint64_t)to);
+}
+
+static void test_chains(void **state)
+{
+	(void)state;
+	for (unsigned threads = 1; threads <= 3; threads += 2) {
+		struct fx_trace clean;
+		fx_chain_trace(&clean, CHAIN_RECORDS, threads);
+		every_chain(&clean, threads);
+		/* one damage per copy: a walk stops at the first */
+		for (int kind = 0; kind < 8; kind++) {
+			struct fx_trace t;
+			fx_copy(&t, &clean);
+			uint64_t a = record_of(5000, 0, threads, 0), b = record_of(a + 1, 0, threads, 0);
+			uint64_t other = record_of(a + 1, threads - 1, threads, threads > 1 ? 3 : 10);
+			uint8_t *vt = t.data[UMT_FILE_EXEC_VTABLE];
+			const uint8_t *off = t.data[UMT_FILE_EXEC_OFFSETS];
+			switch (kind) {
+			case 0: set_link(&t, a, 1, (int64_t)a - 1); break;              /* Next backwards */
+			case 1: set_link(&t, a, 1, (int64_t)a); break;                  /* Next to itself */
+			case 2: set_link(&t, a, 1, CHAIN_RECORDS + 5); break;          /* out of the table */
+			case 3: set_link(&t, a, 1, (int64_t)other); break;             /* another thread's */
+			case 4: set_link(&t, b, 0, (int64_t)b + 2); break;             /* Prev ahead */
+			case 5: vt[fx_get64(off + 8 * b) + 4] = 9 + 7; break;          /* b: undefined type */
+			case 6: fx_put64(t.data[UMT_FILE_EXEC_OFFSETS] + 8 * (b + 1), 3); break; /* b's end */
+			default: vt[fx_get64(off + 8 * 4095) + 4] = 7; break;          /* a chunk's last */
+			}
+			fx_sync(&t);
+			every_chain(&t, threads);
+			fx_free(&t);
+		}
+		fx_free(&clean);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -190,6 +364,7 @@ int main(void)
 		cmocka_unit_test(test_std),
 		cmocka_unit_test(test_reused_tids),
 		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_chains),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

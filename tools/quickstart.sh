@@ -7,14 +7,16 @@
 #     1. gcc, AddressSanitizer + UndefinedBehaviorSanitizer (alignment included),
 #        warnings as errors: build, whole test suite (corpus replay included);
 #     2. gcc, optimised, warnings as errors: build, whole test suite;
-#     3. clang, ASan + UBSan, warnings as errors, with the libFuzzer targets:
+#     3. gcc, ThreadSanitizer: test_threads (8 threads on one trace handle
+#        through every lazily built part), stopping at the first data race;
+#     4. clang, ASan + UBSan, warnings as errors, with the libFuzzer targets:
 #        build, whole test suite;
-#     4. each libFuzzer target for a short smoke run from the seed corpus
+#     5. each libFuzzer target for a short smoke run from the seed corpus
 #        ($UMT_FUZZ_SECONDS seconds each, default 25);
-#     5. cppcheck and clang-tidy on src/ with the committed configuration
+#     6. cppcheck and clang-tidy on src/ with the committed configuration
 #        (.cppcheck/suppressions.txt, .clang-tidy).
 #   Each step says what it runs; the first failure stops with a non-zero status.
-#   Build trees go to build/asan, build/release and build/clang.
+#   Build trees go to build/asan, build/release, build/tsan and build/clang.
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -61,6 +63,18 @@ run_suite() {
 	cmake -S . -B "$dir" "$@" >/dev/null
 	cmake --build "$dir" -j "$jobs" >/dev/null
 	ctest --test-dir "$dir" --output-on-failure -j "$jobs"
+}
+
+# ThreadSanitizer: the multi-threaded test only (the rest is single-threaded),
+# failing on the first race report.
+tsan_suite() {
+	dir=$1
+	echo "cmake -S . -B $dir -DUMT_TSAN=ON (test_threads, TSAN_OPTIONS=halt_on_error=1)"
+	cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DUMT_TSAN=ON -DUMT_STRICT=ON \
+		-DUMT_BUILD_TOOLS=OFF >/dev/null
+	cmake --build "$dir" -j "$jobs" --target test_threads >/dev/null
+	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+		ctest --test-dir "$dir" -R '^test_threads$' --output-on-failure
 }
 
 # Whether clang can link a libFuzzer program (libclang-rt present).
@@ -112,9 +126,9 @@ static_analysis() {
 		--suppressions-list=.cppcheck/suppressions.txt -I include -I src \
 		-D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
 		--template='{file}:{line}: {severity}: {message} [{id}]' src
-	echo "clang-tidy src/*.c (.clang-tidy)"
+	echo "clang-tidy src/*.c src/index/*.c (.clang-tidy)"
 	status=0
-	ls src/*.c | xargs -P "$jobs" -n 2 clang-tidy --quiet -p "$dir" \
+	ls src/*.c src/index/*.c | xargs -P "$jobs" -n 2 clang-tidy --quiet -p "$dir" \
 		>"$dir/clang-tidy.log" 2>&1 || status=$?
 	if [ $status -ne 0 ] || grep -Evq '^[0-9]+ warnings? generated\.$' "$dir/clang-tidy.log"; then
 		grep -Ev '^[0-9]+ warnings? generated\.$' "$dir/clang-tidy.log"
@@ -130,6 +144,8 @@ test_all() {
 	run_suite build/asan -DCMAKE_BUILD_TYPE=Debug -DUMT_SANITIZE=ON -DUMT_STRICT=ON
 	step "gcc, optimised, warnings as errors"
 	run_suite build/release -DCMAKE_BUILD_TYPE=Release -DUMT_STRICT=ON
+	step "gcc, ThreadSanitizer: one trace handle, 8 threads"
+	tsan_suite build/tsan
 	fuzz=OFF
 	if have_libfuzzer; then
 		fuzz=ON

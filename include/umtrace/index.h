@@ -154,7 +154,7 @@ typedef struct umt_index_build_stats {
 } umt_index_build_stats;
 
 /**
- * Builds the index of @p t into directory @p dir (created if missing):
+ * Builds the index of @p t into directory @p dir (created with its parents if missing):
  * one streaming pass over the records on o->threads threads, sorted runs
  * within o->memory, merged in parallel, committed atomically (a killed
  * build leaves no index that opens; an index already in @p dir stays
@@ -426,7 +426,9 @@ enum umt_origin_role {
 	UMT_ORIGIN_VALUE = 1,   /**< a value input: a read operand, explicit or implicit */
 	UMT_ORIGIN_ADDRESS = 2  /**< an address-only input: a register of a memory phrase
 	                             (base, index, segment) that only computed where memory
-	                             was; listed, not followed */
+	                             was, or the stack pointer of a push, pop, call or ret
+	                             when the value traced is not the stack pointer; listed,
+	                             not followed */
 };
 
 /** What to trace back; start from umt_origin_query_init(). */

@@ -4,7 +4,8 @@
  * offsets and its top index, index.umti filled in, and everything
  * committed (src/commit.c: index.umti is the commit record, renamed last).
  */
-#define _GNU_SOURCE /* copy_file_range */
+/* copy_file_range() is a GNU extension: the only one the index uses */
+#define _GNU_SOURCE /* NOLINT(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp) */
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/stat.h>

@@ -5,14 +5,16 @@
  * Workers take record ranges (umt_exec_split into umt__ix_range_count(),
  * the same ranges whatever the threads) in increasing order, so a
  * worker's buffer is in (key, locator) order and one stable sort by list
- * orders it completely. A full buffer is sorted and spilled to a scratch
- * file; what remains at the end stays in memory, and when something was
- * spilled the merge's read buffers of the file runs get the rest of
- * the budget (the runs kept hold at most half of it). The scan drops the trace pages it has read from its
+ * orders it completely; the buffer is sorted chunk by chunk, each chunk a
+ * run. A full buffer is spilled to scratch files; what remains at the end
+ * stays in memory, and when something was spilled the runs kept are cut
+ * down to half the budget, the merge's read buffers of the file runs
+ * getting the rest. The scan drops the trace pages it has read from its
  * mapping as it goes, so the resident set stays near the budget.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -23,7 +25,6 @@
 
 #define DEFAULT_MEMORY (256ull << 20)
 #define MIN_MEMORY (1ull << 20)
-#define MAX_THREADS 64u
 #define ADVISE_EVERY 65536u /* records between drops of the pages already read */
 
 void umt_index_build_options_init(umt_index_build_options *o)
@@ -35,125 +36,54 @@ void umt_index_build_options_init(umt_index_build_options *o)
 	o->sections = UMT_INDEX_SECTIONS_ALL;
 }
 
-/* ---- shared helpers ----------------------------------------------------------------- */
-
-int umt__ixb_fail(struct ix_build *b, int rc)
-{
-	pthread_mutex_lock(&b->mu);
-	if (b->error == 0) {
-		b->error = rc;
-		snprintf(b->message, sizeof b->message, "%s", umt_errmsg());
-	}
-	pthread_mutex_unlock(&b->mu);
-	atomic_store(&b->stop, 1);
-	return rc;
-}
-
-int umt__ixb_scratch(struct ix_build *b, const char *what, int *fd)
-{
-	pthread_mutex_lock(&b->mu);
-	int rc = umt__commit_scratch(b->commit, what, fd);
-	pthread_mutex_unlock(&b->mu);
-	return rc;
-}
-
-int umt__ixb_add_run(struct ix_build *b, struct ix_run run)
-{
-	int rc = 0;
-	pthread_mutex_lock(&b->mu);
-	if (b->nruns == b->runs_cap) {
-		size_t cap = b->runs_cap ? 2 * b->runs_cap : 16;
-		struct ix_run *p = realloc(b->runs, cap * sizeof *p);
-		if (p == NULL)
-			rc = umt__failf(UMT_E_NOMEM, "index build: out of memory");
-		else
-			b->runs = p, b->runs_cap = cap;
-	}
-	if (rc == 0) {
-		b->runs[b->nruns++] = run;
-		if (run.fd >= 0) {
-			b->disk_runs++;
-			b->temp_bytes += run.count * sizeof(struct ix_entry);
-		}
-	}
-	pthread_mutex_unlock(&b->mu);
-	return rc;
-}
-
-static void report(struct ix_build *b, int phase, uint64_t done, uint64_t total)
-{
-	if (b->o.on_progress)
-		b->o.on_progress(phase, done, total, b->o.ctx);
-}
-
-/* A worker of a phase: its function, then one worker fewer running. */
-struct task {
-	struct ix_build *b;
-	void *(*fn)(void *);
-};
-
-static void *run_task(void *arg)
-{
-	const struct task *k = arg;
-	k->fn(k->b);
-	atomic_fetch_sub(&k->b->running, 1);
-	return NULL;
-}
-
-int umt__ixb_parallel(struct ix_build *b, void *(*fn)(void *), int phase,
-                      _Atomic uint64_t *done, uint64_t total)
-{
-	pthread_t tid[MAX_THREADS];
-	struct task k = {b, fn};
-	unsigned started = 0;
-	report(b, phase, 0, total);
-	atomic_store(&b->running, b->threads);
-	for (; started < b->threads; started++)
-		if (pthread_create(&tid[started], NULL, run_task, &k) != 0)
-			break;
-	atomic_fetch_sub(&b->running, b->threads - started);
-	if (started == 0)
-		fn(b); /* no thread could start: do the work here */
-	/* the progress, polled while the workers run: nothing on their path */
-	uint64_t step = total / 100 + 1, next = step;
-	while (atomic_load(&b->running) > 0) {
-		struct timespec ts = {0, 20 * 1000 * 1000};
-		nanosleep(&ts, NULL);
-		uint64_t d = atomic_load_explicit(done, memory_order_relaxed);
-		if (d >= next) {
-			report(b, phase, d, total);
-			next = d + step;
-		}
-	}
-	for (unsigned i = 0; i < started; i++)
-		pthread_join(tid[i], NULL);
-	if (b->error)
-		return umt__failf(b->error, "%s", b->message);
-	report(b, phase, total, total);
-	return 0;
-}
-
 /* ---- the scan ------------------------------------------------------------------------- */
 
+/*
+ * A worker's buffer: cap entries (its share of the budget, less a sort
+ * scratch of chunk entries). Every chunk entries appended are sorted in
+ * place (through the scratch, which stays in the cache) and become a run;
+ * a full buffer is spilled, each chunk a run in a scratch file. So the
+ * budget holds entries, not entries and their copies, and the merge merges
+ * more, shorter runs.
+ */
 struct scan_buf {
 	struct ix_build *b;
 	struct ix_entry *buf, *tmp;
-	size_t n, cap;
+	size_t n, cap, chunk;
+	size_t sorted;       /* [0, sorted) is sorted, chunk by chunk */
+	size_t *ends, nends; /* the chunks' ends */
 	uint64_t accesses;
 };
 
+#define SORT_CHUNK ((size_t)1 << 19) /* entries: 16 MiB, and as much scratch */
+
+/* Sorts the entries appended since the last chunk into a chunk of their own. */
+static void sort_tail(struct scan_buf *s)
+{
+	size_t m = s->n - s->sorted;
+	if (m == 0)
+		return;
+	struct ix_entry *from = s->buf + s->sorted, *r = umt__ix_sort(from, s->tmp, m);
+	if (r != from)
+		memcpy(from, r, m * sizeof *r);
+	s->ends[s->nends++] = s->n;
+	s->sorted = s->n;
+}
+
 static int spill(struct scan_buf *s)
 {
-	if (s->n == 0)
-		return 0;
-	struct ix_entry *sorted = umt__ix_sort(s->buf, s->tmp, s->n);
-	int fd;
-	int rc = umt__ixb_scratch(s->b, "mem.run", &fd);
-	if (rc == 0)
-		rc = umt__ix_run_write(fd, sorted, s->n);
-	if (rc == 0)
-		rc = umt__ixb_add_run(s->b, (struct ix_run){NULL, fd, s->n});
-	s->n = 0;
+	sort_tail(s);
+	int rc = 0;
+	for (size_t c = 0, from = 0; rc == 0 && c < s->nends; from = s->ends[c++]) {
+		int fd;
+		uint64_t n = s->ends[c] - from;
+		rc = umt__ixb_scratch(s->b, "mem.run", &fd);
+		if (rc == 0)
+			rc = umt__ix_run_write(fd, s->buf + from, n);
+		if (rc == 0)
+			rc = umt__ixb_add_run(s->b, (struct ix_run){NULL, fd, n, 0});
+	}
+	s->n = s->sorted = s->nends = 0;
 	return rc;
 }
 
@@ -166,6 +96,8 @@ static int emit(void *ctx, const struct ix_entry *e)
 			return rc;
 	}
 	s->buf[s->n++] = *e;
+	if (UMT_UNLIKELY(s->n - s->sorted == s->chunk))
+		sort_tail(s);
 	return 0;
 }
 
@@ -225,18 +157,27 @@ static int scan_range(struct scan_buf *s, unsigned k)
 	return rc < 0 ? rc : sections_range(b, k, from, to, 1);
 }
 
-/* The worker's last buffer: kept in memory as a sorted run. */
+/* The worker's last chunks: kept in memory, each a run; the buffer becomes a block. */
 static int keep(struct scan_buf *s)
 {
-	if (s->n == 0)
+	sort_tail(s);
+	if (s->nends == 0)
 		return 0;
-	struct ix_entry *sorted = umt__ix_sort(s->buf, s->tmp, s->n);
-	struct ix_entry *spare = sorted == s->buf ? s->tmp : s->buf;
-	free(spare);
-	s->buf = s->tmp = NULL;
-	int rc = umt__ixb_add_run(s->b, (struct ix_run){sorted, -1, s->n});
-	if (rc < 0)
-		free(sorted);
+	struct ix_build *b = s->b;
+	/* the buffer was touched to its capacity by earlier fills: give back the
+	 * tail the runs do not use, so that the resident set is what the runs hold */
+	struct ix_entry *kept = realloc(s->buf, s->n * sizeof *s->buf);
+	if (kept != NULL)
+		s->buf = kept;
+	pthread_mutex_lock(&b->mu);
+	unsigned block = b->nblocks++; /* at most one per worker */
+	b->blocks[block] = s->buf;
+	pthread_mutex_unlock(&b->mu);
+	s->buf = NULL;
+	int rc = 0;
+	for (size_t c = 0, from = 0; rc == 0 && c < s->nends; from = s->ends[c++])
+		rc = umt__ixb_add_run(b, (struct ix_run){b->blocks[block] + from, -1,
+		                                         s->ends[c] - from, block});
 	return rc;
 }
 
@@ -244,10 +185,13 @@ static void *scan_main(void *arg)
 {
 	struct ix_build *b = arg;
 	struct scan_buf s = {.b = b};
-	s.cap = (size_t)(b->budget / b->threads / (2 * sizeof(struct ix_entry)));
+	size_t share = (size_t)(b->budget / b->threads / sizeof(struct ix_entry));
+	s.chunk = share / 4 < SORT_CHUNK ? share / 4 : SORT_CHUNK;
+	s.cap = share - s.chunk;
 	s.buf = malloc(s.cap * sizeof *s.buf);
-	s.tmp = malloc(s.cap * sizeof *s.tmp);
-	int rc = s.buf && s.tmp ? 0 : umt__failf(UMT_E_NOMEM, "index build: out of memory");
+	s.tmp = malloc(s.chunk * sizeof *s.tmp);
+	s.ends = malloc((s.cap / s.chunk + 2) * sizeof *s.ends);
+	int rc = s.buf && s.tmp && s.ends ? 0 : umt__failf(UMT_E_NOMEM, "index build: out of memory");
 	while (rc == 0 && !atomic_load(&b->stop)) {
 		unsigned k = atomic_fetch_add(&b->next_range, 1);
 		if (k >= b->nranges)
@@ -261,7 +205,38 @@ static void *scan_main(void *arg)
 		umt__ixb_fail(b, rc);
 	free(s.buf);
 	free(s.tmp);
+	free(s.ends);
 	return NULL;
+}
+
+/*
+ * When some runs went to files, the merge needs read buffers: the runs kept
+ * in memory must leave half the budget. Blocks are spilled, all their runs,
+ * and freed until they do.
+ */
+static int spill_blocks(struct ix_build *b)
+{
+	if (b->disk_runs == 0)
+		return 0;
+	for (unsigned k = 0; k < b->nblocks && b->mem_run_bytes > b->budget / 2; k++) {
+		for (size_t i = 0; i < b->nruns; i++) {
+			struct ix_run *r = &b->runs[i];
+			if (r->mem == NULL || r->block != k)
+				continue;
+			int fd, rc = umt__ixb_scratch(b, "mem.run", &fd);
+			if (rc == 0)
+				rc = umt__ix_run_write(fd, r->mem, r->count);
+			if (rc < 0)
+				return rc;
+			b->mem_run_bytes -= r->count * sizeof(struct ix_entry);
+			b->disk_runs++;
+			b->temp_bytes += r->count * sizeof(struct ix_entry);
+			*r = (struct ix_run){NULL, fd, r->count, 0};
+		}
+		free(b->blocks[k]);
+		b->blocks[k] = NULL;
+	}
+	return 0;
 }
 
 static int scan(struct ix_build *b)
@@ -282,7 +257,7 @@ static int scan(struct ix_build *b)
 		if (b->runs[i].mem)
 			b->mem_run_bytes += b->runs[i].count * sizeof(struct ix_entry);
 	}
-	return rc;
+	return rc == 0 ? spill_blocks(b) : rc;
 }
 
 /* ---- the build ---------------------------------------------------------------------- */
@@ -293,19 +268,40 @@ static unsigned thread_count(unsigned want)
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
 		want = n > 0 ? (unsigned)n : 1u;
 	}
-	return want < MAX_THREADS ? want : MAX_THREADS;
+	return want < UMT_IX_MAX_THREADS ? want : UMT_IX_MAX_THREADS;
+}
+
+/* mkdir -p: the default place (~/.cache/umtrace/KEY) may not exist yet. */
+static int make_dirs(const char *dir)
+{
+	char path[PATH_MAX];
+	size_t n = strlen(dir);
+	if (n == 0 || n >= sizeof path)
+		return umt__failf(UMT_E_INVAL, "index build: bad directory name");
+	memcpy(path, dir, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (path[i] != '/' && path[i] != '\0')
+			continue;
+		char c = path[i];
+		path[i] = '\0';
+		if (mkdir(path, 0777) != 0 && errno != EEXIST)
+			return umt__failf(UMT_E_IO, "%s: cannot create the index directory: %s", path,
+			                  strerror(errno));
+		path[i] = c;
+	}
+	return 0;
 }
 
 static int open_dir(struct ix_build *b)
 {
-	if (mkdir(b->dir, 0777) != 0 && errno != EEXIST)
-		return umt__failf(UMT_E_IO, "%s: cannot create the index directory: %s", b->dir,
-		                  strerror(errno));
+	int rc = make_dirs(b->dir);
+	if (rc < 0)
+		return rc;
 	b->dirfd = open(b->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (b->dirfd < 0)
 		return umt__failf(UMT_E_IO, "%s: cannot open the index directory: %s", b->dir,
 		                  strerror(errno));
-	int rc = umt__ix_identity(b->t, &b->identity);
+	rc = umt__ix_identity(b->t, &b->identity);
 	if (rc == 0)
 		rc = umt__commit_begin(b->dirfd, b->dir, "index.umti", &b->commit);
 	b->build_id = umt__fnv(UMT_FNV_SEED, &b->identity, sizeof b->identity);
@@ -328,8 +324,8 @@ static void release(struct ix_build *b)
 		if (b->secs[i]->build_end && b->section_global[b->secs[i]->bit])
 			b->secs[i]->build_end(b->section_global[b->secs[i]->bit]);
 	}
-	for (size_t i = 0; i < b->nruns; i++)
-		free(b->runs[i].mem);
+	for (unsigned k = 0; k < b->nblocks; k++)
+		free(b->blocks[k]);
 	free(b->runs);
 	free(b->bounds);
 	free(b->parts);

@@ -10,6 +10,9 @@
 #include "runs.h"
 #include "section.h"
 
+/** Worker threads of a build, at most. */
+#define UMT_IX_MAX_THREADS 64u
+
 /** The output of one partition: its three streams, in scratch files. */
 struct ix_part {
 	uint64_t first_page, end_page; /* pages [first_page, end_page) */
@@ -56,6 +59,8 @@ struct ix_build {
 	size_t nruns, runs_cap;
 	uint64_t disk_runs, temp_bytes;
 	uint64_t mem_run_bytes; /* bytes of the runs kept in memory after the scan */
+	struct ix_entry *blocks[UMT_IX_MAX_THREADS]; /* the workers' buffers kept for their runs */
+	unsigned nblocks;
 
 	/* the merge */
 	struct ix_part *parts;

@@ -149,7 +149,7 @@ int umt_history_open(const umt_index *ix, const umt_history_query *q, umt_histor
 	for (uint64_t i = umt__ix_page_lower_bound(ix, q->address >> UMT_IX_PAGE_SHIFT);
 	     rc == 0 && h->lo_key < h->hi_key && i < ix->page_count && ix->pages[i].Page <= last_page; i++)
 		rc = add_page(h, i);
-	h->heap = malloc((h->ncur ? h->ncur : 1) * sizeof *h->heap);
+	h->heap = malloc((h->ncur ? h->ncur : 1) * sizeof(struct ix_cursor_l *));
 	if (rc == 0 && h->heap == NULL)
 		rc = umt__failf(UMT_E_NOMEM, "umt_history_open: out of memory");
 	for (size_t i = 0; rc == 0 && i < h->ncur; i++)

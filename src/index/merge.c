@@ -45,7 +45,7 @@ static int merge_group(struct ix_build *b, const struct ix_run *runs, size_t n, 
                        struct ix_run *out)
 {
 	struct ix_cursor *c = calloc(n, sizeof *c);
-	struct ix_entry **bufs = calloc(n, sizeof *bufs), *wbuf = malloc(chunk * sizeof *wbuf);
+	struct ix_entry **bufs = calloc(n, sizeof(struct ix_entry *)), *wbuf = malloc(chunk * sizeof *wbuf);
 	uint64_t *from = calloc(n, sizeof *from), *to = calloc(n, sizeof *to);
 	struct ix_merge m = {0};
 	int fd = -1;
@@ -72,7 +72,7 @@ static int merge_group(struct ix_build *b, const struct ix_run *runs, size_t n, 
 	}
 	if (rc == 0 && k)
 		rc = umt__ix_pwrite_all(fd, wbuf, k * sizeof *wbuf, written * sizeof *wbuf);
-	*out = (struct ix_run){NULL, fd, written + k};
+	*out = (struct ix_run){NULL, fd, written + k, 0};
 	umt__ix_merge_free(&m);
 	for (size_t i = 0; bufs && i < n; i++)
 		free(bufs[i]);
@@ -227,7 +227,7 @@ static int merge_part(struct ix_build *b, struct ix_part *pt)
 {
 	size_t n = b->nruns, alloc = n ? n : 1;
 	struct ix_cursor *c = calloc(alloc, sizeof *c);
-	struct ix_entry **bufs = calloc(alloc, sizeof *bufs);
+	struct ix_entry **bufs = calloc(alloc, sizeof(struct ix_entry *));
 	uint64_t *from = calloc(alloc, sizeof *from), *to = calloc(alloc, sizeof *to);
 	struct ix_merge m = {0};
 	int rc = c && bufs && from && to ? 0 : umt__failf(UMT_E_NOMEM, "index build: out of memory");

@@ -13,7 +13,8 @@
  * places, and memory reads), each used at that record; registers of a
  * memory phrase (segment, base, index) serving a MEM0 or MEM1 access and
  * read by no explicit operand are address-only inputs, listed and not
- * followed.
+ * followed; so is the stack pointer of an implicit stack access (push,
+ * pop, call, ret) unless the value traced is the stack pointer itself.
  */
 #include <stdlib.h>
 
@@ -27,6 +28,7 @@ struct frame {
 	unsigned depth;      /* of its inputs */
 	uint64_t rec, thread;
 	unsigned next;       /* the next slot to look at */
+	int traced;          /* the common name of the register it defined, -1 for memory */
 };
 
 struct umt_origin {
@@ -38,6 +40,7 @@ struct umt_origin {
 	bool root_done;
 	uint64_t emitted;
 	struct rstate ck;
+	int sp_common;       /* the common name of the stack pointer (rsp), -1 when unnamed */
 	umt_state st;
 	uint8_t *val, *known;
 	size_t vcap;
@@ -204,31 +207,51 @@ static int expand(struct umt_origin *o, const umt_origin_node *node)
 			return umt__failf(UMT_E_NOMEM, "origin: out of memory");
 		o->stack = p, o->cap = cap;
 	}
-	o->stack[o->n++] = (struct frame){node->depth + 1, node->id, (uint64_t)r.thread_id, 0};
+	const umt_context_map *map = o->d->ctx.map;
+	int traced = node->reg >= 0 && node->reg < map->ElemCount ? map->CommonName[node->reg] : -1;
+	o->stack[o->n++] = (struct frame){node->depth + 1, node->id, (uint64_t)r.thread_id, 0, traced};
 	return 0;
 }
 
-/* The role of before slot @p k of @p x: 0 when it is not an input. */
-static int slot_role(const umt_ins_exec *x, unsigned k)
+/* What the memory slots of @p x are: MEM0, MEM1, implicit stack ones; an AGEN slot. */
+struct shape {
+	bool mem0, mem1, stack, agen;
+};
+
+static struct shape shape_of(const umt_ins_exec *x)
+{
+	struct shape sh = {false, false, false, false};
+	for (unsigned i = 0; i < x->dec.ins->LCCount; i++) {
+		const umt_lc_slot *s = &x->dec.slots[i];
+		bool m0 = s->RegName == (int16_t)UMT_REG_MEM0, m1 = s->RegName == (int16_t)UMT_REG_MEM1;
+		sh.mem0 |= s->AddrWidth > 0 && m0;
+		sh.mem1 |= s->AddrWidth > 0 && m1;
+		sh.stack |= s->AddrWidth > 0 && !m0 && !m1; /* STACKPUSH, STACKPOP */
+		sh.agen |= s->RegName == (int16_t)UMT_REG_AGEN;
+	}
+	return sh;
+}
+
+/* The role of before slot @p k of @p x for frame @p f: 0 when it is not an input. */
+static int slot_role(const struct umt_origin *o, const struct frame *f, const umt_ins_exec *x,
+                     unsigned k)
 {
 	const umt_decoded_ins *d = x->dec.ins;
-	if (k >= d->FirstOutSlot)
-		return 0; /* write-only operands' old values are not inputs */
-	bool mem0 = false, mem1 = false, agen = false;
-	for (unsigned i = 0; i < d->LCCount; i++) {
-		const umt_lc_slot *s = &x->dec.slots[i];
-		mem0 |= s->AddrWidth > 0 && s->RegName == (int16_t)UMT_REG_MEM0;
-		mem1 |= s->AddrWidth > 0 && s->RegName == (int16_t)UMT_REG_MEM1;
-		agen |= s->RegName == (int16_t)UMT_REG_AGEN;
-	}
-	if (x->dec.slots[k].RegName == (int16_t)UMT_REG_AGEN)
-		return 0; /* a computed address: its phrase registers are the inputs */
-	bool phrase = (mem0 && !agen && (k == d->Mem0SegSlot || k == d->Mem0BaseSlot ||
-	                                 k == d->Mem0IndexSlot)) ||
-	              (mem1 && k == d->Mem1BaseSlot);
+	const umt_lc_slot *s = &x->dec.slots[k];
+	if (k >= d->FirstOutSlot || s->RegName == (int16_t)UMT_REG_AGEN)
+		return 0; /* write-only old values; a computed address: its phrase registers are */
+	struct shape sh = shape_of(x);
+	bool phrase = (sh.mem0 && !sh.agen && (k == d->Mem0SegSlot || k == d->Mem0BaseSlot ||
+	                                       k == d->Mem0IndexSlot)) ||
+	              (sh.mem1 && k == d->Mem1BaseSlot);
 	for (unsigned i = 0; phrase && i < d->ExpCount && i < 4; i++)
 		if (d->ExpOper[i].BeforeSlot == k && (d->ExpOper[i].Flags & UMT_OPER_F_READ))
 			phrase = false; /* also read as a value */
+	const umt_context_map *map = o->d->ctx.map;
+	int common = s->AddrWidth == 0 && s->RegName >= 0 && s->RegName < map->ElemCount
+	                     ? map->CommonName[s->RegName] : -2;
+	if (sh.stack && o->sp_common >= 0 && common == o->sp_common && f->traced != o->sp_common)
+		phrase = true; /* the stack pointer only placed the stack access */
 	return phrase ? UMT_ORIGIN_ADDRESS : UMT_ORIGIN_VALUE;
 }
 
@@ -237,7 +260,7 @@ static int input(struct umt_origin *o, const struct frame *f, const umt_ins_exec
                  const umt_rec *r, unsigned k, umt_origin_node *out)
 {
 	const umt_lc_slot *s = &x->dec.slots[k];
-	int role = slot_role(x, k), rc;
+	int role = slot_role(o, f, x, k), rc;
 	uint32_t off, len;
 	int largest;
 	bool reg = s->AddrWidth == 0;
@@ -367,6 +390,10 @@ int umt_origin_open(const umt_index *ix, const umt_origin_query *q, umt_origin *
 	o->ix = ix;
 	o->d = d;
 	o->q = *q;
+	int sp = umt_reg_by_name(ix->trace, "rsp");
+	if (sp < 0)
+		sp = umt_reg_by_name(ix->trace, "esp");
+	o->sp_common = sp >= 0 ? d->ctx.map->CommonName[sp] : -1;
 	int rc = umt__rs_alloc(&o->ck, d->ctx.dump, false, true);
 	if (rc == 0)
 		rc = umt_state_init(ix, &o->st);

@@ -2,14 +2,13 @@
  * libumtrace - the register section of an open index (regs.h): its files
  * mapped and checked in O(1) (sizes against the info block, which must
  * match the trace's thread table and dump size), closed with the index.
+ * Its table of hooks is regsection.c.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "regs.h"
-
-static const char *const regs_files[] = {UMT_IX_REGS_DIR, UMT_IX_REGS_CKPT, NULL};
 
 int umt__regs_corrupt(const char *file, uint64_t offset, const char *fmt, ...)
 {
@@ -26,8 +25,8 @@ const struct regs_data *umt__regs_of(const umt_index *ix)
 {
 	const struct regs_data *d = ix ? ix->section_data[UMT_IX_REGS_BIT] : NULL;
 	if (d == NULL && ix != NULL)
-		umt__failf(UMT_E_MISSING, "index: no registers section (an index of an older "
-		           "build): build the index again");
+		(void)umt__failf(UMT_E_MISSING, "index: no registers section (built without it, or "
+		                 "by an older library): build the index again");
 	return d;
 }
 
@@ -38,12 +37,13 @@ static int check_geometry(const umt_index *ix, struct regs_data *d,
 	uint64_t threads = info[RI_THREADS], entries = info[RI_ENTRIES];
 	if (threads != umt_thread_count(ix->trace) || info[RI_DUMP_SIZE] != d->ctx.dump ||
 	    info[RI_INTERVAL] == 0 || info[RI_INTERVAL] > UINT32_MAX)
-		return umt__ix_corrupt(UMT_E_CORRUPT, -1, 2112,
-		                       "registers section: %llu threads, dump of %llu bytes, interval "
-		                       "%llu; the trace has %llu threads and a %u-byte dump",
-		                       (unsigned long long)threads, (unsigned long long)info[RI_DUMP_SIZE],
-		                       (unsigned long long)info[RI_INTERVAL],
-		                       (unsigned long long)umt_thread_count(ix->trace), d->ctx.dump);
+		return umt__regs_corrupt("index.umti", 2112,
+		                         "registers section: %llu threads, dump of %llu bytes, interval "
+		                         "%llu; the trace has %llu threads and a %u-byte dump",
+		                         (unsigned long long)threads,
+		                         (unsigned long long)info[RI_DUMP_SIZE],
+		                         (unsigned long long)info[RI_INTERVAL],
+		                         (unsigned long long)umt_thread_count(ix->trace), d->ctx.dump);
 	if (threads > (UINT64_MAX - 64) / 64 || entries > (UINT64_MAX - 64) / 64 ||
 	    d->dir.size != 64 + threads * sizeof(umt_ix_regs_thread) + entries * sizeof(umt_ix_regs_entry))
 		return umt__regs_corrupt(UMT_IX_REGS_DIR, 0, "%llu bytes for %llu threads and %llu "
@@ -57,7 +57,7 @@ static int check_geometry(const umt_index *ix, struct regs_data *d,
 	return 0;
 }
 
-static void regs_close(umt_index *ix)
+void umt__regs_close(umt_index *ix)
 {
 	struct regs_data *d = ix->section_data[UMT_IX_REGS_BIT];
 	if (d == NULL)
@@ -69,8 +69,8 @@ static void regs_close(umt_index *ix)
 	ix->section_data[UMT_IX_REGS_BIT] = NULL;
 }
 
-static int regs_open(umt_index *ix, const struct ix_source *src,
-                     const uint64_t info[UMT_IX_INFO_WORDS])
+int umt__regs_open(umt_index *ix, const struct ix_source *src,
+                   const uint64_t info[UMT_IX_INFO_WORDS])
 {
 	struct regs_data *d = calloc(1, sizeof *d);
 	if (d == NULL)
@@ -84,22 +84,6 @@ static int regs_open(umt_index *ix, const struct ix_source *src,
 	if (rc == 0)
 		rc = check_geometry(ix, d, info);
 	if (rc < 0)
-		regs_close(ix);
+		umt__regs_close(ix);
 	return rc;
 }
-
-const struct ix_section umt__ix_regs_section = {
-	.name = "registers",
-	.bit = UMT_IX_REGS_BIT,
-	.files = regs_files,
-	.build_begin = umt__regs_build_begin,
-	.build_end = umt__regs_build_end,
-	.range_begin = umt__regs_range_begin,
-	.record = umt__regs_record,
-	.range_end = umt__regs_range_end,
-	.assemble = umt__regs_assemble,
-	.free_state = umt__regs_free_state,
-	.open = regs_open,
-	.close = regs_close,
-	.verify = umt__regs_verify,
-};

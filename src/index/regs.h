@@ -372,7 +372,12 @@ struct regs_data {
 	struct regctx ctx;
 };
 
-UMT_HIDDEN extern const struct ix_section umt__ix_regs_section;
+UMT_HIDDEN extern const struct ix_section umt__ix_regs_section; /* regsection.c */
+
+/** The section's open and close (section.h's hooks). */
+UMT_HIDDEN int umt__regs_open(umt_index *ix, const struct ix_source *src,
+                              const uint64_t info[UMT_IX_INFO_WORDS]);
+UMT_HIDDEN void umt__regs_close(umt_index *ix);
 
 /** The section's full check (regverify.c): umt_index_verify() calls it. */
 UMT_HIDDEN int umt__regs_verify(const umt_index *ix);

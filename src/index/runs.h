@@ -28,9 +28,10 @@ UMT_HIDDEN struct ix_entry *umt__ix_sort(struct ix_entry *a, struct ix_entry *tm
 
 /** A sorted run: in memory (mem != NULL) or in a scratch file (fd). */
 struct ix_run {
-	struct ix_entry *mem; /* owned (freed with the run) */
+	struct ix_entry *mem; /* in a worker's buffer (struct ix_build's blocks own them) */
 	int fd;               /* -1 for memory runs; owned by the build's commit */
 	uint64_t count;
+	unsigned block;       /* memory runs: the block holding them */
 };
 
 /** Writes @p n entries to @p fd from offset 0. @return 0; UMT_E_IO. */

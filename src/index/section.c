@@ -1,6 +1,7 @@
 /*
- * libumtrace - the registry of the index's sections (section.h), and what
- * the build and open share for their files.
+ * libumtrace - what the build gives the index's sections (section.h): their
+ * files, the ranges of the scan, the spill file. Nothing here knows the
+ * sections (their registry is sections.c), so that they can use it.
  */
 #include <errno.h>
 #include <sys/stat.h>
@@ -8,19 +9,12 @@
 
 #include "build.h"
 #include "encode.h"
-#include "regs.h"
 
 /* Bytes of exec.vtable per range of the scan, and the most ranges: enough
  * ranges for 64 threads to share the work evenly, few enough that what a
  * section keeps per range stays small; small traces still get several. */
 #define RANGE_BYTES (1u << 20)
 #define MAX_RANGES 1024u
-
-/* Sections are added here, one line each, in bit order. */
-const struct ix_section *const umt__ix_sections[] = {
-	&umt__ix_regs_section, /* bit 1: register checkpoints (regs.h) */
-	NULL,
-};
 
 int umt__ixb_create(struct ix_build *b, const char *name, int *fd)
 {

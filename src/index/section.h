@@ -69,7 +69,7 @@ struct ix_section {
 	int (*verify)(const umt_index *ix);
 };
 
-/** The sections every build makes, NULL-terminated (section.c). */
+/** The sections every build makes, NULL-terminated (sections.c). */
 UMT_HIDDEN extern const struct ix_section *const umt__ix_sections[];
 
 /**
@@ -108,6 +108,18 @@ UMT_HIDDEN int umt__ixb_spill_read(struct ix_build *b, void *p, size_t n, uint64
 UMT_HIDDEN int umt__ix_map_section_file(const umt_index *ix, const struct ix_source *src,
                                         const char *name, const char *magic,
                                         struct umt_map *out);
+
+/** The size the header's file table gives @p name, or UINT64_MAX when it lists none (ixfiles.c). */
+UMT_HIDDEN uint64_t umt__ix_listed_size(const umt_ix_header *h, const char *name);
+
+/**
+ * A mapped file of an index being opened: its size against the file table
+ * (UMT_E_INCOMPLETE), its 64-byte header (magic @p magic, this version, the
+ * index's BuildID: UMT_E_TRUNCATED, UMT_E_CORRUPT, naming file @p f, an
+ * IX_F_* or -1 for index.umti... as umt__ix_corrupt() does).
+ */
+UMT_HIDDEN int umt__ix_check_named(const umt_index *ix, const struct umt_map *m, int f,
+                                   const char *name, const char *magic);
 
 /** Writes the 64-byte header of an index file (magic, version, BuildID) at offset 0. */
 UMT_HIDDEN int umt__ixb_file_header(const struct ix_build *b, int fd, const char *magic);

@@ -87,7 +87,7 @@ cp "$here"/xed-sample/xed-*.h "$tmp/doc/XED v20140106/"
 cp "$here"/xed-sample/syscall_unified_id_v1.h "$tmp/doc/"
 "$umtdump" --xed-dir "$tmp/doc" ins --id 1 "$src/examples/sample-trace" >"$tmp/out" 2>"$tmp/err" ||
 	fail "ins with older name tables failed"
-grep -q "mnemonic 433 (MOV)" "$tmp/out" || fail "older name tables: no names"
+grep -q "mnemonic [0-9][0-9]* (MOV)" "$tmp/out" || fail "older name tables: no names"
 grep -q "^umtdump: note: .*XED 20150121, newer than the name tables' XED 20140106" "$tmp/err" ||
 	fail "older name tables: no note: $(cat "$tmp/err")"
 "$umtdump" --quiet --xed-dir "$tmp/doc" ins --id 1 "$src/examples/sample-trace" 2>"$tmp/err" \

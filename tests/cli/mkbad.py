@@ -8,13 +8,14 @@ Each directory OUT_DIR/bad-NAME is one corruption:
   truncated    exec.vtable lost its last 100 bytes (open fails)
   offsets      exec.offsets[5] points past exec.vtable (records 4 and 5 are bad)
   type         record 7 has the undefined type 7
-  insid        instruction record 2 has InsID 99 (10 instructions)
-  lcsize       instruction 0 asks for an LC of 200 bytes (record 1 has 24)
+  insid        instruction record 2 has InsID 99999 (past the instruction table)
+  lcsize       instruction 0 asks for an LC of 200 bytes (record 1 has 56)
   syscall      syscall record 0 has a Size of 10 (less than 56)
   module       module 0's WinNameFP points past the file
   disasm       instruction 3's DisasmFP is negative
   xml          trace.xml has a mismatched end tag
-and OUT_DIR/no-xml is the sample without trace.xml (consistent: it is optional).
+OUT_DIR/damaged has thread.itable cut to 20 bytes and exec.vtable without its
+last 100 bytes (open fails; --salvage reads the rest), and OUT_DIR/no-xml is the sample without trace.xml (consistent: it is optional).
 """
 import os
 import shutil
@@ -26,8 +27,8 @@ def u64(data, off):
     return struct.unpack_from("<Q", data, off)[0]
 
 
-def copy(sample, out, name):
-    d = os.path.join(out, "bad-" + name)
+def copy(sample, out, name, prefix="bad-"):
+    d = os.path.join(out, prefix + name)
     if os.path.exists(d):
         shutil.rmtree(d)
     shutil.copytree(sample, d)
@@ -73,7 +74,7 @@ def main():
     patch(d, "exec.vtable", record_offset(d, 7) + 4, "<B", 7)
 
     d = copy(sample, out, "insid")
-    patch(d, "exec.vtable", record_offset(d, 2) + 6, "<q", 99)
+    patch(d, "exec.vtable", record_offset(d, 2) + 6, "<q", 99999)
 
     d = copy(sample, out, "lcsize")
     row, extra_fp = ins_row(d, 0)
@@ -96,6 +97,11 @@ def main():
         shutil.rmtree(d)
     shutil.copytree(sample, d)
     os.remove(os.path.join(d, "trace.xml"))
+
+    d = copy(sample, out, "damaged", prefix="")
+    size = os.path.getsize(os.path.join(d, "exec.vtable"))
+    os.truncate(os.path.join(d, "exec.vtable"), size - 100)
+    os.truncate(os.path.join(d, "thread.itable"), 20)
 
     d = copy(sample, out, "xml")
     path = os.path.join(d, "trace.xml")

@@ -8,6 +8,7 @@
 #   fixtures/old            the 2014-flavour trace of mkfixture.c
 #   fixtures/bad-*          copies of the sample with one corruption (mkbad.py)
 #   fixtures/no-xml         the sample without trace.xml (mkbad.py)
+#   fixtures/damaged        the sample with two truncated files (mkbad.py)
 #   xed-sample              synthetic name headers (tests/cli/xed-sample)
 #   sample-index            the sample's index (umtdump index --out)
 # so that the paths in the output do not depend on where the test runs.

@@ -8,7 +8,9 @@
  * pointer returned lies inside its file or record, iteration visits exactly
  * RecordCount records, chains are monotonic and end, a record the iterator
  * returns equals umt_exec_get()'s, and a trace umt_verify() passes has no
- * record, chain, row or name that an accessor refuses.
+ * record, chain, row or name that an accessor refuses. An input that does
+ * not open is opened again with UMT_OPEN_SALVAGE and what it holds is read
+ * (walk_salvaged()).
  */
 #include <string.h>
 #include <strings.h>
@@ -1022,6 +1024,73 @@ static void check_info(struct walk *w)
 		                   : umt_rec_min_size(type) > UINT32_MAX);
 }
 
+/* A failure of an accessor of a salvaged trace: content, or the failure that lost a table. */
+static int salvage_error(int rc)
+{
+	return is_content_error(rc) || rc == UMT_E_MISSING || rc == UMT_E_RANGE ||
+	       rc == UMT_E_NOT_FOUND || rc == UMT_E_NO_VALUE;
+}
+
+/*
+ * A trace that only opens with UMT_OPEN_SALVAGE: every record, row and
+ * table, one past the declared counts included; each call succeeds or fails
+ * cleanly, and every view it returns lies inside its file.
+ */
+static void walk_salvaged(struct walk *w)
+{
+	umt_trace_info *i = &w->info;
+	FUZZ_CHECK(umt_trace_get_info(w->t, i) == 0);
+	FUZZ_CHECK(i->salvaged && i->exec_count <= i->exec_declared);
+	umt_rec r;
+	for (uint64_t id = 0; id <= i->exec_declared && id < MAX_ROWS; id++) {
+		int rc = umt_exec_get(w->t, id, &r);
+		FUZZ_CHECK(rc == 0 ? id < i->exec_count && in_file(w, UMT_FILE_EXEC_VTABLE, r.data, r.size)
+		                   : salvage_error(rc));
+		umt_context c;
+		umt_mem_ref m;
+		if (rc == 0 && umt_rec_context(w->t, &r, &c) == 0 && c.mem_count > 0 &&
+		    umt_context_mem_get(&c, 0, &m) == 0)
+			FUZZ_CHECK(in_file(w, UMT_FILE_EXEC_VTABLE, m.data, m.size));
+		int64_t p, n;
+		rc = umt_exec_links(w->t, id, &p, &n);
+		FUZZ_CHECK(rc == 0 || salvage_error(rc));
+		umt_thread_iter ti;
+		if (umt_thread_iter_init(&ti, w->t, id, UMT_FORWARD) == 0)
+			while ((rc = umt_thread_iter_next(&ti, &r)) == 1)
+				FUZZ_CHECK(r.id < i->exec_count);
+	}
+	umt_exec_iter it;
+	umt_exec_block b;
+	uint64_t seen = 0;
+	int got;
+	FUZZ_CHECK(umt_exec_iter_init(&it, w->t, 0, UINT64_MAX) == 0);
+	while ((got = umt_exec_iter_next_block(&it, &b, 64)) != 0)
+		if (got > 0)
+			seen += (uint64_t)got;
+		else
+			FUZZ_CHECK(is_content_error(got));
+	FUZZ_CHECK(seen <= i->exec_count);
+	const umt_thread_rec *th;
+	const umt_module_rec *mod;
+	const umt_ins_rec *ins;
+	const umt_address_range *ar;
+	umt_syscall s;
+	for (uint64_t id = 0; id < 64; id++) {
+		int rc = umt_thread_get(w->t, id, &th);
+		FUZZ_CHECK(rc == 0 ? id < i->thread_count : salvage_error(rc));
+		rc = umt_module_get(w->t, id, &mod);
+		FUZZ_CHECK(rc == 0 ? id < i->module_count : salvage_error(rc));
+		rc = umt_ins_get(w->t, id, &ins);
+		FUZZ_CHECK(rc == 0 ? id < i->ins_count : salvage_error(rc));
+		rc = umt_address_range_get(w->t, id, &ar);
+		FUZZ_CHECK(rc == 0 ? id < i->address_range_count : salvage_error(rc));
+		rc = umt_syscall_get(w->t, id, &s);
+		FUZZ_CHECK(rc == 0 ? in_file(w, UMT_FILE_SYSCALL_VTABLE, s.rec, s.size) : salvage_error(rc));
+	}
+	umt_verify_result res;
+	FUZZ_CHECK(umt_verify(w->t, NULL, &res) == UMT_E_CORRUPT && res.errors > 0);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	fuzz_forbid_xml_print();
@@ -1033,6 +1102,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(t == NULL);
 		FUZZ_CHECK(rc == UMT_E_MISSING || rc == UMT_E_NOMEM || is_content_error(rc));
 		FUZZ_CHECK(umt_errmsg()[0] != '\0' && umt_strerror(rc)[0] != '\0');
+		rc = umt_trace_open_mem(in.buf, UMT_OPEN_SALVAGE, &t);
+		FUZZ_CHECK(rc == 0 ? t != NULL : t == NULL && rc != UMT_E_INVAL);
+		if (rc == 0) {
+			struct walk w;
+			memset(&w, 0, sizeof w);
+			w.t = t;
+			w.in = &in;
+			walk_salvaged(&w);
+			umt_trace_close(t);
+		}
 		release(&in);
 		return 0;
 	}

@@ -125,7 +125,7 @@ static void print_rip(const umt_trace *t, const umt_state *s)
 	bool found;
 	uint64_t rip = known_reg(t, s, names, &name, &found), module;
 	umt_rec r;
-	int64_t ins;
+	int64_t ins = -1;
 	const umt_ins_rec *row;
 	size_t len = 0;
 	if (umt_exec_get(t, s->at, &r) == 0 && r.thread_id >= 0 && (uint64_t)r.thread_id == s->thread &&

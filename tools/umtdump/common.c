@@ -117,6 +117,59 @@ const char *syscall_name(const struct opts *o, const umt_trace *t, int v)
 	return umt_names_syscall(o->names, i.unified_ids_version, v);
 }
 
+/* ---- opening: strict, --salvage, or --keep-going falling back to salvage ---- */
+
+/* Reports each file a salvage open reduced or lost, and what is left of the records. */
+static void report_salvage(const umt_trace *t, int *status)
+{
+	umt_trace_info i;
+	if (umt_trace_get_info(t, &i) < 0 || !i.salvaged)
+		return;
+	for (int f = 0; f < UMT_FILE_COUNT; f++) {
+		if (i.file_status[f] == UMT_FILE_INTACT)
+			continue;
+		report("salvage: %s %s: %s", umt_file_name(f),
+		       i.file_status[f] == UMT_FILE_REDUCED ? "reduced" : "lost",
+		       i.file_problem[f] ? i.file_problem[f] : "damaged");
+	}
+	report("salvage: %llu of %llu execution records readable",
+	       (unsigned long long)i.exec_count, (unsigned long long)i.exec_declared);
+	*status = EXIT_BAD_TRACE;
+}
+
+/*
+ * Reports a trace that does not open, always naming its directory: the
+ * library names the directory only when the directory itself cannot be
+ * opened, and otherwise only the file ("exec.vtable: cannot open: ..."),
+ * which says nothing to a user who gave the wrong directory. A missing file
+ * means that the directory is not a trace (or not a whole one).
+ */
+static void report_open_failure(const char *dir, int rc)
+{
+	const char *msg = *umt_errmsg() ? umt_errmsg() : umt_strerror(rc);
+	size_t n = strlen(dir);
+	if (strncmp(msg, dir, n) == 0 && msg[n] == ':')
+		report("%s", msg);
+	else
+		report("%s: %s%s", dir, rc == UMT_E_MISSING ? "not a trace: " : "", msg);
+}
+
+int open_trace(const struct opts *o, umt_trace **t, int *status)
+{
+	int rc = umt_trace_open(o->trace_dir, o->salvage ? UMT_OPEN_SALVAGE : 0, t);
+	if (rc < 0 && o->keep_going && !o->salvage) {
+		report_open_failure(o->trace_dir, rc); /* why a strict open fails; then read what is left */
+		*status = EXIT_BAD_TRACE;
+		if ((rc = umt_trace_open(o->trace_dir, UMT_OPEN_SALVAGE, t)) < 0)
+			return rc; /* the same damage: reported once */
+	} else if (rc < 0) {
+		report_open_failure(o->trace_dir, rc);
+		return rc;
+	}
+	report_salvage(*t, status);
+	return 0;
+}
+
 /* ---- values -------------------------------------------------------------------- */
 
 static uint64_t le_value(const uint8_t *p, uint64_t n)

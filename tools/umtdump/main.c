@@ -210,7 +210,10 @@ static const char global_help[] =
 	"                       the UMT_XED_DIR environment variable)\n"
 	"  --index DIR          the trace's index is in DIR (history, mem, state,\n"
 	"                       reg-history, origin; index writes it there)\n"
-	"  --keep-going         report a bad record on stderr and continue\n"
+	"  --keep-going         report a bad record on stderr and continue; a trace that\n"
+	"                       does not open is then read as with --salvage\n"
+	"  --salvage            open a damaged trace (truncated files, lost tables) and\n"
+	"                       read what it still holds; what was lost goes to stderr\n"
 	"  --quiet              no progress bar, no notes\n"
 	"  --help               this help, or the command's: umtdump COMMAND --help\n"
 	"  --version            the version\n"
@@ -412,6 +415,8 @@ static int parse_option(int argc, char **argv, int *i, struct parse *p)
 			return p->o.quiet = true, 0;
 		if (!strcmp(a, "--keep-going") || !strcmp(a, "-k"))
 			return p->o.keep_going = true, 0;
+		if (!strcmp(a, "--salvage"))
+			return p->o.salvage = true, 0;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h"))
 			return p->help = true, 0;
 		if (!strcmp(a, "--version"))
@@ -494,23 +499,6 @@ static int load_names(struct opts *o)
 	return 0;
 }
 
-/*
- * Reports a trace that does not open, always naming its directory: the
- * library names the directory only when the directory itself cannot be
- * opened, and otherwise only the file ("exec.vtable: cannot open: ..."),
- * which says nothing to a user who gave the wrong directory. A missing file
- * means that the directory is not a trace (or not a whole one).
- */
-static void report_open_failure(const char *dir, int rc)
-{
-	const char *msg = *umt_errmsg() ? umt_errmsg() : umt_strerror(rc);
-	size_t n = strlen(dir);
-	if (strncmp(msg, dir, n) == 0 && msg[n] == ':')
-		report("%s", msg);
-	else
-		report("%s: %s%s", dir, rc == UMT_E_MISSING ? "not a trace: " : "", msg);
-}
-
 int main(int argc, char **argv)
 {
 	signal(SIGPIPE, SIG_IGN); /* a closed pipe shows up as EPIPE: end quietly */
@@ -547,14 +535,16 @@ int main(int argc, char **argv)
 	if ((rc = load_names(&p.o)) != 0)
 		return rc;
 	umt_trace *t;
-	if ((rc = umt_trace_open(p.o.trace_dir, 0, &t)) < 0) {
-		report_open_failure(p.o.trace_dir, rc);
+	int lost = EXIT_OK; /* EXIT_BAD_TRACE when the trace was salvaged */
+	if (open_trace(&p.o, &t, &lost) < 0) {
 		umt_names_free(p.o.names);
 		return EXIT_BAD_TRACE;
 	}
 	if (p.o.names && umt_names_check(p.o.names, t) < 0)
 		note(&p.o, "--xed-dir %s: %s", p.o.xed_dir, umt_errmsg());
 	int status = p.cmd->run(t, &p.o);
+	if (status == EXIT_OK)
+		status = lost;
 	umt_trace_close(t);
 	umt_names_free(p.o.names);
 	if (!out_flush() && !out_closed()) {

@@ -21,6 +21,7 @@ struct opts {
 	bool json;        /* --json: JSON Lines */
 	bool quiet;       /* --quiet: no progress, no notes */
 	bool keep_going;  /* --keep-going: report a bad record and continue */
+	bool salvage;     /* --salvage: open a damaged trace for what it holds */
 	const char *xed_dir;
 	const char *trace_dir;
 	umt_names *names; /* loaded from xed_dir, or NULL */
@@ -150,6 +151,14 @@ void errlist_add(struct errlist *e, int rc); /* adds umt_errmsg() */
 void errlist_addf(struct errlist *e, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int errlist_report(struct errlist *e); /* reports and empties; the first code or 0 */
+
+/**
+ * Opens o->trace_dir: with --salvage for what a damaged trace still holds;
+ * with --keep-going, a trace that a strict open refuses is reported and then
+ * opened as with --salvage. What was lost is reported on stderr and makes
+ * *status EXIT_BAD_TRACE. Returns 0, or the open's error (reported).
+ */
+int open_trace(const struct opts *o, umt_trace **t, int *status);
 
 /** A note on stderr ("umtdump: note: ..."), unless --quiet. */
 void note(const struct opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
