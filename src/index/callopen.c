@@ -49,10 +49,10 @@ static int check_info(const struct calls_data *d)
 	return 0;
 }
 
-static int map_file(umt_index *ix, int dirfd, const char *name, const char *magic,
-                    uint64_t entries, uint64_t size, struct umt_map *m)
+static int map_file(umt_index *ix, const struct ix_source *src, const char *name,
+                    const char *magic, uint64_t entries, uint64_t size, struct umt_map *m)
 {
-	int rc = umt__ix_map_section_file(ix, dirfd, name, magic, m);
+	int rc = umt__ix_map_section_file(ix, src, name, magic, m);
 	if (rc == 0 && m->size != 64 + entries * size)
 		rc = umt__ix_calls_corrupt(name, m->size < 64 + entries * size ? m->size : 64 + entries * size,
 		                           "%llu bytes for %llu entries of %llu bytes",
@@ -61,7 +61,8 @@ static int map_file(umt_index *ix, int dirfd, const char *name, const char *magi
 	return rc;
 }
 
-int umt__ix_calls_open(umt_index *ix, int dirfd, const uint64_t info[UMT_IX_INFO_WORDS])
+int umt__ix_calls_open(umt_index *ix, const struct ix_source *src,
+                       const uint64_t info[UMT_IX_INFO_WORDS])
 {
 	struct calls_data *d = calloc(1, sizeof *d);
 	if (d == NULL)
@@ -73,16 +74,16 @@ int umt__ix_calls_open(umt_index *ix, int dirfd, const uint64_t info[UMT_IX_INFO
 	d->targets = info[CALLS_INFO_TARGETS];
 	int rc = check_info(d);
 	if (rc == 0)
-		rc = map_file(ix, dirfd, UMT_IX_CALLS_TAB, "UMTCLTAB", d->calls, sizeof(umt_ix_call_row),
+		rc = map_file(ix, src, UMT_IX_CALLS_TAB, "UMTCLTAB", d->calls, sizeof(umt_ix_call_row),
 		              &d->tab);
 	if (rc == 0)
-		rc = map_file(ix, dirfd, UMT_IX_CALLS_THR, "UMTCLTHR", d->threads,
+		rc = map_file(ix, src, UMT_IX_CALLS_THR, "UMTCLTHR", d->threads,
 		              sizeof(umt_ix_call_thread), &d->thr);
 	if (rc == 0)
-		rc = map_file(ix, dirfd, UMT_IX_CALLS_TGT, "UMTCLTGT", d->targets,
+		rc = map_file(ix, src, UMT_IX_CALLS_TGT, "UMTCLTGT", d->targets,
 		              sizeof(umt_ix_call_target), &d->tgt);
 	if (rc == 0)
-		rc = map_file(ix, dirfd, UMT_IX_CALLS_BYT, "UMTCLBYT", d->calls, 8, &d->byt);
+		rc = map_file(ix, src, UMT_IX_CALLS_BYT, "UMTCLBYT", d->calls, 8, &d->byt);
 	if (rc < 0)
 		return rc;
 	d->rows = d->tab.data + 64;
@@ -258,9 +259,13 @@ int umt_calls_info_get(const umt_index *ix, umt_calls_info *out)
 
 /* ---- the section ------------------------------------------------------------------------------------ */
 
+static const char *const calls_files[] = {UMT_IX_CALLS_TAB, UMT_IX_CALLS_THR, UMT_IX_CALLS_TGT,
+                                           UMT_IX_CALLS_BYT, NULL};
+
 const struct ix_section umt__ix_calls_section = {
 	.name = "calls",
 	.bit = UMT_IX_CALLS_BIT,
+	.files = calls_files,
 	.range_begin = umt__ix_calls_range_begin,
 	.record = umt__ix_calls_record,
 	.range_end = umt__ix_calls_range_end,

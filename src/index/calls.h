@@ -332,7 +332,8 @@ struct calls_data {
 };
 
 UMT_HIDDEN extern const struct ix_section umt__ix_calls_section;
-UMT_HIDDEN int umt__ix_calls_open(umt_index *ix, int dirfd, const uint64_t info[UMT_IX_INFO_WORDS]);
+UMT_HIDDEN int umt__ix_calls_open(umt_index *ix, const struct ix_source *src,
+                                  const uint64_t info[UMT_IX_INFO_WORDS]);
 UMT_HIDDEN void umt__ix_calls_close(umt_index *ix);
 UMT_HIDDEN int umt__ix_calls_verify(const umt_index *ix);
 

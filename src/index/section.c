@@ -1,20 +1,20 @@
 /*
- * libumtrace - the registry of the index's sections (section.h), and what
- * the build and open share for their files.
+ * libumtrace - what the build gives the index's sections (section.h): their
+ * files, the ranges of the scan, the spill file. Nothing here knows the
+ * sections (their registry is sections.c), so that they can use it.
  */
 #include <errno.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "build.h"
-#include "calls.h"
 #include "encode.h"
 
-/* Sections are added here, one line each, in bit order. */
-const struct ix_section *const umt__ix_sections[] = {
-	&umt__ix_calls_section, /* bit 2: calls and their returns (calls.h) */
-	NULL,
-};
+/* Bytes of exec.vtable per range of the scan, and the most ranges: enough
+ * ranges for 64 threads to share the work evenly, few enough that what a
+ * section keeps per range stays small; small traces still get several. */
+#define RANGE_BYTES (1u << 20)
+#define MAX_RANGES 1024u
 
 int umt__ixb_create(struct ix_build *b, const char *name, int *fd)
 {
@@ -36,6 +36,13 @@ int umt__ixb_file_header(const struct ix_build *b, int fd, const char *magic)
 	h.Version = UMT_IX_VERSION;
 	h.BuildID = b->build_id;
 	return umt__ix_pwrite_all(fd, &h, sizeof h, 0);
+}
+
+unsigned umt__ix_range_count(const umt_trace *t)
+{
+	uint64_t bytes = umt_trace_file_size(t, UMT_FILE_EXEC_VTABLE);
+	uint64_t n = bytes / RANGE_BYTES + 1;
+	return n < MAX_RANGES ? (unsigned)n : MAX_RANGES;
 }
 
 int umt__ixb_spill(struct ix_build *b, const void *p, size_t n, uint64_t *at)
