@@ -881,11 +881,202 @@ static void test_killed_build(void **state)
 	free(dir), free(trace), free(other), free(idx);
 }
 
+/* ---- arguments and return values against the truth's samples ------------------------------ */
+
+/* What the truth says about a record: its thread's registers just before it (regs line) and
+ * the memory it sampled (mem lines: the 64 bytes at the stack pointer among them). */
+enum { R_A0, R_A1, R_A2, R_A3, R_AX, R_SP, R_COUNT };
+
+struct tsample {
+	uint64_t id;
+	bool has_regs;
+	uint64_t reg[R_COUNT];
+	uint8_t have[R_COUNT];
+	size_t nmem;
+	struct tmem {
+		uint64_t address;
+		uint8_t data[64];
+		size_t n;
+	} mem[4];
+};
+
+struct truth_samples {
+	struct tsample *v;
+	size_t n, cap;
+};
+
+static struct tsample *sample_of(struct truth_samples *ts, uint64_t id, bool add)
+{
+	size_t lo = 0, hi = ts->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ts->v[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < ts->n && ts->v[lo].id == id)
+		return &ts->v[lo];
+	if (!add)
+		return NULL;
+	assert_true(lo == ts->n); /* the truth is in record order */
+	if (ts->n == ts->cap)
+		ts->v = realloc(ts->v, (ts->cap = ts->cap * 2 + 64) * sizeof *ts->v);
+	memset(&ts->v[ts->n], 0, sizeof ts->v[0]);
+	ts->v[ts->n].id = id;
+	return &ts->v[ts->n++];
+}
+
+static void sample_line(struct truth_samples *ts, const char *line, bool code32)
+{
+	static const char *const names64[R_COUNT] = {"rcx", "rdx", "r8", "r9", "rax", "rsp"};
+	static const char *const names32[R_COUNT] = {"", "", "", "", "eax", "esp"};
+	struct jv j;
+	uint64_t id;
+	assert_int_equal(json_parse(line, &j), 0);
+	assert_int_equal(json_u64(&j, "id", &id), 0);
+	struct tsample *s = sample_of(ts, id, true);
+	const struct jv *regs = json_get(&j, "regs"), *data = json_get(&j, "data");
+	for (int r = 0; regs && r < R_COUNT; r++)
+		s->have[r] = json_u64(regs, (code32 ? names32 : names64)[r], &s->reg[r]) == 0;
+	s->has_regs |= regs != NULL;
+	if (data && s->nmem < 4) {
+		struct tmem *m = &s->mem[s->nmem++];
+		assert_int_equal(json_u64(&j, "address", &m->address), 0);
+		long n = json_hex(data->text, m->data, sizeof m->data);
+		m->n = n > 0 ? (size_t)n : 0; /* the first 64 bytes of a longer line: -1 */
+		if (n < 0)
+			s->nmem--;
+	}
+	json_free(&j);
+}
+
+static struct truth_samples truth_samples(const char *path, bool code32)
+{
+	struct truth_samples ts = {0};
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	char *line = NULL;
+	size_t cap = 0;
+	while (getline(&line, &cap, f) > 0)
+		if (strstr(line, "\"kind\":\"regs\"") || strstr(line, "\"kind\":\"mem\""))
+			sample_line(&ts, line, code32);
+	free(line);
+	fclose(f);
+	return ts;
+}
+
+/* The truth's bytes [address, address + width) at record @p id, when a mem line holds them. */
+static bool truth_word(struct truth_samples *ts, uint64_t id, uint64_t address, unsigned width,
+                       uint64_t *v)
+{
+	const struct tsample *s = sample_of(ts, id, false);
+	for (size_t k = 0; s && k < s->nmem; k++) {
+		const struct tmem *m = &s->mem[k];
+		if (address < m->address || address - m->address + width > m->n)
+			continue;
+		*v = 0;
+		for (unsigned i = width; i-- > 0;)
+			*v = *v << 8 | m->data[address - m->address + i];
+		return true;
+	}
+	return false;
+}
+
+/* The thread's record after the call: the callee's first, found along the prev/next chain. */
+static uint64_t next_in_thread(umt_trace *t, uint64_t id)
+{
+	umt_thread_iter it;
+	umt_rec r;
+	assert_int_equal(umt_thread_iter_init(&it, t, id, UMT_FORWARD), 0);
+	assert_int_equal(umt_thread_iter_next(&it, &r), 1);
+	return umt_thread_iter_next(&it, &r) > 0 ? r.id : NONE;
+}
+
+#define NARGS 8
+struct arg_counts {
+	unsigned regs, regs_unknown, stack, ret, ret_unknown;
+};
+
+/* One call: every known value the truth has is the truth's; what the truth knows and the
+ * index does not is counted (never a wrong value). */
+static void expect_call_values(umt_trace *t, umt_index *ix, umt_state *st,
+                               struct truth_samples *ts, const umt_call *c, struct arg_counts *n)
+{
+	uint64_t v[NARGS], rv, w;
+	uint8_t known[NARGS];
+	assert_int_equal(umt_call_args(ix, c, st, NARGS, v, known), 0);
+	unsigned nregs = st->is_64bit ? 4 : 0, width = st->is_64bit ? 8 : 4;
+	const struct tsample *at_call = sample_of(ts, c->id, false);
+	for (unsigned i = 0; at_call && at_call->has_regs && i < nregs; i++) {
+		assert_true(at_call->have[i]);
+		if (known[i])
+			assert_int_equal(v[i], at_call->reg[i]), n->regs++;
+		else
+			n->regs_unknown++;
+	}
+	uint64_t callee = next_in_thread(t, c->id);
+	const struct tsample *at_callee = callee == NONE ? NULL : sample_of(ts, callee, false);
+	for (unsigned i = nregs; at_callee && at_callee->have[R_SP] && i < NARGS; i++)
+		if (known[i] && truth_word(ts, callee, at_callee->reg[R_SP] + width * (i + 1), width, &w))
+			assert_int_equal(v[i], w), n->stack++;
+	int rc = umt_call_return_value(ix, c, st, &rv);
+	assert_true(rc == 0 || rc == 1);
+	if (c->end != UMT_CALL_RETURNED)
+		assert_int_equal(rc, 0);
+	const struct tsample *at_ret = c->end == UMT_CALL_RETURNED ?
+	                               sample_of(ts, c->return_id, false) : NULL;
+	if (at_ret && at_ret->has_regs && rc == 1)
+		assert_int_equal(rv, at_ret->reg[R_AX]), n->ret++;
+	else if (at_ret && at_ret->has_regs)
+		n->ret_unknown++;
+}
+
+static void check_values(const char *args, bool code32)
+{
+	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t"), *idx = tmp_path(dir, "i");
+	char *truth = tmp_path(dir, "truth.jsonl"), gen_args[512];
+	snprintf(gen_args, sizeof gen_args, "%s --truth %s --truth-every 1", args, truth);
+	umtgen(trace, gen_args);
+	umt_trace *t = fx_must_open_dir(trace);
+	umt_index *ix = build_open(t, idx, 2, 0);
+	struct truth_samples ts = truth_samples(truth, code32);
+	umt_state st;
+	assert_int_equal(umt_state_init(ix, &st), 0);
+	size_t ncalls;
+	umt_call *calls = all_calls(ix, NULL, &ncalls);
+	struct arg_counts n = {0};
+	for (size_t i = 0; i < ncalls; i++)
+		expect_call_values(t, ix, &st, &ts, &calls[i], &n);
+	print_message("args: %zu calls, %u register arguments checked (%u unknown), %u stack "
+	              "arguments, %u return values (%u unknown)\n", ncalls, n.regs, n.regs_unknown,
+	              n.stack, n.ret, n.ret_unknown);
+	/* the checks bite: most values are known, and each kind is checked many times */
+	assert_true(n.stack >= 20 && n.ret >= 20 && n.ret > 4 * n.ret_unknown);
+	assert_true(code32 || (n.regs >= 40 && n.regs > 4 * n.regs_unknown));
+	umt_state_release(&st);
+	free(calls);
+	free(ts.v);
+	umt_index_close(ix);
+	umt_trace_close(t);
+	fx_rmtree(dir);
+	free(dir), free(trace), free(idx), free(truth);
+}
+
+static void test_args(void **state)
+{
+	(void)state;
+	check_values("--records 10000 --threads 2 --seed 68", false);
+	check_values("--records 8000 --threads 3 --seed 93 --flavour 2014", false);
+	check_values("--records 8000 --threads 2 --seed 87 --code32", true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hand_built),
 		cmocka_unit_test(test_truth),
+		cmocka_unit_test(test_args),
 		cmocka_unit_test(test_same_bytes),
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_killed_build),

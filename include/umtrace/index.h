@@ -14,6 +14,7 @@
  *   9. Where a value came from: umt_origin_open()
  *  10. Calls: how calls and returns are matched, umt_calls_open()
  *  11. The call stack at a record: umt_stack_at()
+ *  12. Arguments and return values of a call: umt_call_args()
  *
  * Conventions are those of umtrace.h (its preamble): 0 or positive on
  * success, a negative UMT_E_* code with a message naming the file and the
@@ -692,6 +693,53 @@ typedef struct umt_frame {
  */
 UMT_API int umt_stack_at(const umt_index *ix, uint64_t at, int64_t thread, umt_frame *frames,
                          size_t cap, size_t *depth);
+
+/* ==== 12. Arguments and return values ====================================== */
+
+/** The most arguments umt_call_args() reads. */
+#define UMT_CALL_MAX_ARGS 64
+
+/**
+ * The first @p n arguments of call @p c (from umt_calls_next(),
+ * umt_call_find() or umt_stack_at()) by the calling convention of its code,
+ * the mode of the call record (umt_state.is_64bit):
+ *   - 64-bit code, x64 Windows: arguments 0-3 are rcx, rdx, r8 and r9 at
+ *     the call record (umt_state_at(): their values just before the call);
+ *     argument i >= 4 is the 8-byte word at rsp + 8 * i, rsp the stack
+ *     pointer at the call record (at the callee's first record, after the
+ *     push of the return address, that is [rsp + 0x28 + 8 * (i - 4)]);
+ *   - 32-bit code (cdecl, stdcall): argument i is the 4-byte word at esp +
+ *     4 * i, esp at the call record ([esp + 4 + 4 * i] at the callee).
+ * Stack words are read with umt_mem_at() at the callee's first record (the
+ * thread's record after the call). values[i] receives the value and
+ * known[i] 1 when every byte of it is known; an unknown argument (a
+ * register or a stack word with an unknown byte, a thread with no record
+ * after the call, a stack pointer unknown) has value 0 and known 0: never
+ * guessed. Limits: the convention is assumed, never checked (a fastcall,
+ * thiscall or vectorcall callee, floating-point arguments in xmm registers,
+ * and arguments passed by reference are not told apart; a callee with
+ * fewer arguments shows whatever the registers and stack hold); a far
+ * call's stack arguments are read as a near call's. @p s is a state of
+ * umt_state_init() for @p ix, reused by the calls (it holds the call
+ * record's registers afterwards). Cost: one umt_state_at() and, beyond the
+ * register arguments, one umt_mem_at() per stack argument.
+ * @return 0; UMT_E_INVAL (NULL, n > UMT_CALL_MAX_ARGS, a state of another
+ *   index), UMT_E_MISSING (the index has no register section), and the
+ *   errors of umt_state_at() and umt_mem_at().
+ */
+UMT_API int umt_call_args(const umt_index *ix, const umt_call *c, umt_state *s, unsigned n,
+                          uint64_t *values, uint8_t *known);
+
+/**
+ * The return value of call @p c: rax (64-bit code) or eax (32-bit code) at
+ * its ret record (c->return_id: umt_state_at(), the value just before the
+ * ret, which the callee left there). A call that did not return (abandoned
+ * or open) has none. @p s as for umt_call_args().
+ * @return 1 with *value; 0 when there is none or a byte of it is unknown
+ *   (*value 0); UMT_E_INVAL, UMT_E_MISSING, the errors of umt_state_at().
+ */
+UMT_API int umt_call_return_value(const umt_index *ix, const umt_call *c, umt_state *s,
+                                  uint64_t *value);
 
 #ifdef __cplusplus
 }

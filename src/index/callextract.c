@@ -26,7 +26,7 @@ int umt__ix_call_extract_init(struct call_extract *x, const umt_trace *t)
 /* The address of instruction record @p r (its row's), or -1. */
 static int record_address(const umt_trace *t, const umt_rec *r, uint64_t *addr)
 {
-	int64_t ins;
+	int64_t ins = -1;
 	const umt_ins_rec *row;
 	if (umt_rec_ins(r, &ins, NULL, NULL) < 0 || ins < 0 || umt_ins_get(t, (uint64_t)ins, &row) < 0)
 		return -1;

@@ -94,6 +94,7 @@ print(" ".join(seen[:6]))'); do
 	# calls and stacks, and the stacks at some records (the first ten calls')
 	check "$trace" calls --index "$idx"
 	check "$trace" calls --index "$idx" --thread 0 --from 5 --count 20
+	check "$trace" calls --index "$idx" --args=6
 	for at in $("$umtdump" --json --index "$idx" calls --count 10 "$trace" | python3 -c '
 import json, sys
 print(" ".join(str(json.loads(l)["id"] + 1) for l in sys.stdin))'); do

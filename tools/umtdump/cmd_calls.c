@@ -60,7 +60,48 @@ static void jw_record(struct jw *j, const char *key, uint64_t id)
 		jw_u64(j, key, id);
 }
 
-static void print_json(const umt_trace *t, const umt_call *c)
+/* The arguments and return value of a call (--args N), read through the index. */
+struct call_values {
+	unsigned n;
+	uint64_t args[UMT_CALL_MAX_ARGS];
+	uint8_t known[UMT_CALL_MAX_ARGS];
+	uint64_t ret;
+	int ret_known;
+};
+
+static int read_values(const umt_index *ix, umt_state *s, const umt_call *c, struct call_values *v)
+{
+	int rc = umt_call_args(ix, c, s, v->n, v->args, v->known);
+	if (rc >= 0)
+		rc = v->ret_known = umt_call_return_value(ix, c, s, &v->ret);
+	return rc < 0 ? rc : 0;
+}
+
+static void jw_values(struct jw *j, const struct call_values *v)
+{
+	jw_open(j, "args", '[');
+	for (unsigned i = 0; i < v->n; i++)
+		v->known[i] ? jw_hex(j, NULL, v->args[i]) : jw_null(j, NULL);
+	jw_close(j, ']');
+	if (v->ret_known)
+		jw_hex(j, "return_value", v->ret);
+	else
+		jw_null(j, "return_value");
+}
+
+/* Text: "args 0x1 ?? -> 0x0" after the line's columns. */
+static void out_values(const struct call_values *v)
+{
+	out_str("  args");
+	for (unsigned i = 0; i < v->n; i++) {
+		out_char(' ');
+		v->known[i] ? out_hex(v->args[i]) : out_str("??");
+	}
+	out_str(" -> ");
+	v->ret_known ? out_hex(v->ret) : out_str("??");
+}
+
+static void print_json(const umt_trace *t, const umt_call *c, const struct call_values *v)
 {
 	struct jw j;
 	jw_begin(&j);
@@ -77,11 +118,13 @@ static void print_json(const umt_trace *t, const umt_call *c)
 	jw_bool(&j, "abandoned", c->end == UMT_CALL_ABANDONED);
 	jw_hex(&j, "return_address", c->return_address);
 	jw_str(&j, "target_source", target_source_name(c->target_source));
+	if (v)
+		jw_values(&j, v);
 	jw_end(&j);
 }
 
 /* One line: the call indented by its depth, where it went and how it ended. */
-static void print_text(const umt_trace *t, const umt_call *c)
+static void print_text(const umt_trace *t, const umt_call *c, const struct call_values *v)
 {
 	out_u64_pad(c->id, 10);
 	out_i64_pad(c->thread_id, 7);
@@ -98,6 +141,8 @@ static void print_text(const umt_trace *t, const umt_call *c)
 		snprintf(end, sizeof end, "open");
 	out_str_pad(end, 16);
 	out_module_offset(t, c->module, c->module_offset);
+	if (v)
+		out_values(v);
 	out_char('\n');
 }
 
@@ -119,12 +164,16 @@ int cmd_calls(umt_trace *t, const struct opts *o)
 	if (o->has_count && o->count == 0)
 		return EXIT_OK;
 	umt_index *ix;
-	umt_calls *c;
+	umt_calls *c = NULL;
 	int rc = open_index(t, o, &ix);
 	if (rc)
 		return rc;
-	if ((rc = umt_calls_open(ix, &q, &c)) < 0) {
+	umt_state s = {0};
+	struct call_values v = {.n = o->call_args};
+	if ((rc = umt_calls_open(ix, &q, &c)) < 0 ||
+	    (o->has_call_args && (rc = umt_state_init(ix, &s)) < 0)) {
 		report_error(rc);
+		umt_calls_close(c);
 		umt_index_close(ix);
 		return EXIT_BAD_TRACE;
 	}
@@ -132,10 +181,13 @@ int cmd_calls(umt_trace *t, const struct opts *o)
 		out_str("        ID THREAD DEPTH  CALLER             TARGET             RETURN          "
 		        "MODULE\n");
 	umt_call call;
-	while (!out_closed() && (rc = umt_calls_next(c, &call)) > 0)
-		o->json ? print_json(t, &call) : print_text(t, &call);
+	const struct call_values *vp = o->has_call_args ? &v : NULL;
+	while (!out_closed() && (rc = umt_calls_next(c, &call)) > 0 &&
+	       (!vp || (rc = read_values(ix, &s, &call, &v)) == 0))
+		o->json ? print_json(t, &call, vp) : print_text(t, &call, vp);
 	if (rc < 0)
 		report_error(rc);
+	umt_state_release(&s);
 	umt_calls_close(c);
 	umt_index_close(ix);
 	return rc < 0 ? EXIT_BAD_TRACE : EXIT_OK;

@@ -36,7 +36,8 @@ enum {
 	OPT_MEMORY = 1 << 15,
 	OPT_DEPTH = 1 << 16,
 	OPT_CHANGES = 1 << 17,
-	OPT_TARGET = 1 << 18
+	OPT_TARGET = 1 << 18,
+	OPT_ARGS = 1 << 19
 };
 
 struct command {
@@ -201,7 +202,7 @@ static const struct command commands[] = {
 	 "  --at ID              the record (required)\n"
 	 "  --depth D            follow at most D defining records (default 10)\n",
 	 1, 1, "REG|ADDR[:LEN]"},
-	{"calls", cmd_calls, OPT_FROM | OPT_TO | OPT_COUNT | OPT_THREAD | OPT_TARGET,
+	{"calls", cmd_calls, OPT_FROM | OPT_TO | OPT_COUNT | OPT_THREAD | OPT_TARGET | OPT_ARGS,
 	 "every call with its return, depth and parent, from the index",
 	 "Shows the calls of the trace in record order, from the index: the call\n"
 	 "record, thread, depth, the call's address, its target, the ret that\n"
@@ -215,7 +216,10 @@ static const struct command commands[] = {
 	 "  --target ADDR        only calls to ADDR (decimal or 0x hex)\n"
 	 "  --from ID            calls made at record ID or later\n"
 	 "  --to ID              before record ID (exclusive)\n"
-	 "  --count N            at most N calls\n",
+	 "  --count N            at most N calls\n"
+	 "  --args N             also the first N arguments (0 to 64) by the calling\n"
+	 "                       convention and the return value, from the registers\n"
+	 "                       and memory in the index (?? when unknown)\n",
 	 0, 0, NULL},
 	{"stack", cmd_stack, OPT_AT | OPT_THREAD, "the call stack at a record, from the index",
 	 "Shows the call stack of a thread just before record ID executes, innermost\n"
@@ -327,6 +331,7 @@ static const struct {
 	{"--id", OPT_ID},  {"--max-problems", OPT_MAX_PROBLEMS}, {"--index", 0},
 	{"--kind", OPT_KIND}, {"--at", OPT_AT}, {"--out", OPT_OUT}, {"--threads", OPT_THREADS},
 	{"--memory", OPT_MEMORY}, {"--depth", OPT_DEPTH}, {"--target", OPT_TARGET},
+	{"--args", OPT_ARGS},
 };
 
 static bool parse_kinds(const char *list, unsigned *mask)
@@ -401,7 +406,7 @@ static int set_value(struct parse *p, const char *name, unsigned bit, const char
 		return set_text(p, name, bit, v);
 	if (!parse_u64(v, &n) || (bit == OPT_ID && n > INT64_MAX) ||
 	    (bit == OPT_THREAD && n > INT64_MAX) || (bit == OPT_THREADS && (n == 0 || n > 64)) ||
-	    (bit == OPT_DEPTH && n > 1000)) {
+	    (bit == OPT_DEPTH && n > 1000) || (bit == OPT_ARGS && n > UMT_CALL_MAX_ARGS)) {
 		report("%s: not a number: %s", name, v);
 		return EXIT_USAGE;
 	}
@@ -415,6 +420,7 @@ static int set_value(struct parse *p, const char *name, unsigned bit, const char
 	case OPT_AT: p->o.at = n, p->o.has_at = true; break;
 	case OPT_THREADS: p->o.threads = (unsigned)n; break;
 	case OPT_DEPTH: p->o.depth = (unsigned)n, p->o.has_depth = true; break;
+	case OPT_ARGS: p->o.call_args = (unsigned)n, p->o.has_call_args = true; break;
 	default: break;
 	}
 	p->used |= bit;
