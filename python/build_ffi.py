@@ -45,7 +45,7 @@ def pkg_config(*args):
 
 def declarations():
     """The cdef: the reader, the index, then the extension's helpers."""
-    files = [os.path.join(HERE, "cdef", n) for n in ("reader.h", "index.h", "ext.h")]
+    files = [os.path.join(HERE, "cdef", n) for n in ("reader.h", "index.h", "registers.h", "ext.h")]
     return "\n".join(open(f, encoding="utf-8").read() for f in files)
 
 
