@@ -325,6 +325,10 @@ static void formatter_init(void)
 	ZydisFormatterSetProperty(&formatter, ZYDIS_FORMATTER_PROP_HEX_UPPERCASE, ZYAN_FALSE);
 	ZydisFormatterSetProperty(&formatter, ZYDIS_FORMATTER_PROP_ADDR_PADDING_ABSOLUTE,
 	                          ZYDIS_PADDING_DISABLED);
+	ZydisFormatterSetProperty(&formatter, ZYDIS_FORMATTER_PROP_DISP_PADDING,
+	                          ZYDIS_PADDING_DISABLED);
+	ZydisFormatterSetProperty(&formatter, ZYDIS_FORMATTER_PROP_IMM_PADDING,
+	                          ZYDIS_PADDING_DISABLED);
 }
 
 int umt_sem_decode(const umt_trace *t, uint64_t ins_id, umt_sem_detail *out)

@@ -21,7 +21,10 @@ for args in "exec" "--json exec --operands" "ins" "stats" "--json context-map"; 
 	{ "$umtdump" $args "$tmp/big" 2>"$tmp/err"; echo $? >"$tmp/status"; } | head -n 2 >"$tmp/head"
 	st=$(cat "$tmp/status")
 	[ "$st" = 0 ] || [ "$st" = 1 ] || fail "umtdump $args | head: status $st"
-	[ -s "$tmp/err" ] && { fail "umtdump $args | head wrote to stderr:"; cat "$tmp/err"; }
+	# umtgen's code bytes are random until it encodes real instructions: ins reports
+	# those rows (a content error, status 1), nothing else may reach stderr
+	grep -v 'are not one 64-bit x86 instruction' "$tmp/err" >"$tmp/err2"
+	[ -s "$tmp/err2" ] && { fail "umtdump $args | head wrote to stderr:"; cat "$tmp/err2"; }
 	[ "$(wc -l <"$tmp/head")" -eq 2 ] || fail "umtdump $args | head: no output"
 done
 

@@ -77,7 +77,9 @@ static const struct command commands[] = {
 	 "                       operand), and the memory blocks of a context\n", 0, 0, NULL},
 	{"ins", cmd_ins, OPT_ID, "instruction table rows with their decoded instruction",
 	 "Shows the rows of the instruction table with their decoded instruction:\n"
-	 "every field, the explicit operands and the local-context slots.\n"
+	 "every field, the explicit operands and the local-context slots, and what\n"
+	 "Zydis makes of the code bytes (text, category, branch target). Without\n"
+	 "--xed-dir, mnemonics and categories are named by Zydis.\n"
 	 "\n"
 	 "options:\n"
 	 "  --id ID              only row ID\n", 0, 0, NULL},
@@ -109,8 +111,9 @@ static const struct command commands[] = {
 	 "  --max-problems N     stop after N problems (default 1000, 0: no limit)\n", 0, 0, NULL},
 	{"stats", cmd_stats, 0, "records per type and thread, instruction mix, syscalls, memory",
 	 "Shows records per type and per thread, the instruction mix by mnemonic\n"
-	 "and by category, syscall counts by unified ID, and the bytes of memory\n"
-	 "read and written by the instruction records.\n", 0, 0, NULL},
+	 "and by category (named by Zydis from the code bytes without --xed-dir)\n"
+	 "and by control flow, syscall counts by unified ID, and the bytes of\n"
+	 "memory read and written by the instruction records.\n", 0, 0, NULL},
 	{"index", cmd_index, OPT_OUT | OPT_THREADS | OPT_MEMORY,
 	 "build the index that history and mem answer from",
 	 "Builds the index of the trace: every memory access of every record, sorted\n"

@@ -210,6 +210,25 @@ const char *category_name(const struct opts *o, int v);
 const char *form_name(const struct opts *o, int v);
 const char *syscall_name(const struct opts *o, const umt_trace *t, int v);
 
+/* ---- instruction semantics (sem.c) ------------------------------------------ */
+
+/**
+ * The name to show for the XED mnemonic (category) @p xed of row
+ * @p ins_id: XED's from --xed-dir when loaded and known, else Zydis's from
+ * the row's code bytes; NULL when neither.
+ */
+const char *row_mnemonic(const struct opts *o, const umt_trace *t, int64_t ins_id, int xed);
+const char *row_category(const struct opts *o, const umt_trace *t, int64_t ins_id, int xed);
+
+/** The "zydis" line of ins: text, category, target, flags; errors go to @p e. */
+void text_semantics(const umt_trace *t, uint64_t ins_id, struct errlist *e);
+
+/** The "semantics" key of ins --json (null when the bytes do not decode: error in @p e). */
+void json_semantics(struct jw *j, const umt_trace *t, uint64_t ins_id, struct errlist *e);
+
+/** "zydis_mnemonic" and "semantic_category" of a row (null when its bytes do not decode). */
+void jw_sem_names(struct jw *j, const umt_trace *t, int64_t ins_id);
+
 /** A value: 1 to 8 bytes as "0x..." (little-endian), else hex bytes in memory order. */
 void out_value(const uint8_t *p, uint64_t n);
 void jw_value(struct jw *j, const char *key, const uint8_t *p, uint64_t n);
