@@ -155,7 +155,7 @@ static int assemble_sections(struct ix_build *b)
 {
 	int rc = 0;
 	for (unsigned i = 0; rc == 0 && i < b->nsections; i++) {
-		const struct ix_section *sec = umt__ix_sections[i];
+		const struct ix_section *sec = b->secs[i];
 		rc = sec->assemble(b, b->states[i], b->nranges, b->section_info[sec->bit]);
 		b->sections |= 1ull << sec->bit;
 	}

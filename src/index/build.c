@@ -33,6 +33,7 @@ void umt_index_build_options_init(umt_index_build_options *o)
 		return;
 	memset(o, 0, sizeof *o);
 	o->memory = DEFAULT_MEMORY;
+	o->sections = UMT_INDEX_SECTIONS_ALL;
 }
 
 /* ---- the scan ------------------------------------------------------------------------- */
@@ -76,7 +77,7 @@ static int sections_range(struct ix_build *b, unsigned k, uint64_t from, uint64_
 {
 	int rc = 0;
 	for (unsigned i = 0; rc == 0 && i < b->nsections; i++) {
-		const struct ix_section *sec = umt__ix_sections[i];
+		const struct ix_section *sec = b->secs[i];
 		rc = end ? sec->range_end(b, b->states[i][k])
 		         : sec->range_begin(b, k, from, to, &b->states[i][k]);
 	}
@@ -89,7 +90,7 @@ static int scan_record(struct scan_buf *s, unsigned k, const umt_rec *r)
 	struct ix_build *b = s->b;
 	int rc = umt__ix_record_postings(b->t, r, emit, s, &s->accesses);
 	for (unsigned i = 0; rc == 0 && i < b->nsections; i++)
-		rc = umt__ix_sections[i]->record(b->states[i][k], r);
+		rc = b->secs[i]->record(b->states[i][k], r);
 	return rc;
 }
 
@@ -232,8 +233,12 @@ static int open_dir(struct ix_build *b)
 	if (rc == 0)
 		rc = umt__commit_begin(b->dirfd, b->dir, "index.umti", &b->commit);
 	b->build_id = umt__fnv(UMT_FNV_SEED, &b->identity, sizeof b->identity);
-	while (umt__ix_sections[b->nsections] != NULL)
-		b->nsections++;
+	for (unsigned i = 0; umt__ix_sections[i] != NULL; i++)
+		if (b->o.sections & (1ull << umt__ix_sections[i]->bit))
+			b->secs[b->nsections++] = umt__ix_sections[i];
+	for (unsigned i = 0; rc == 0 && i < b->nsections; i++)
+		if (b->secs[i]->build_begin)
+			rc = b->secs[i]->build_begin(b, &b->section_global[b->secs[i]->bit]);
 	return rc;
 }
 
@@ -242,8 +247,10 @@ static void release(struct ix_build *b)
 	for (unsigned i = 0; i < b->nsections; i++) {
 		for (unsigned k = 0; b->states[i] && k < b->nranges; k++)
 			if (b->states[i][k])
-				umt__ix_sections[i]->free_state(b->states[i][k]);
+				b->secs[i]->free_state(b->states[i][k]);
 		free(b->states[i]);
+		if (b->secs[i]->build_end && b->section_global[b->secs[i]->bit])
+			b->secs[i]->build_end(b->section_global[b->secs[i]->bit]);
 	}
 	for (size_t i = 0; i < b->nruns; i++)
 		free(b->runs[i].mem);
@@ -259,7 +266,7 @@ static void release(struct ix_build *b)
 int umt_index_build(const umt_trace *t, const char *dir, const umt_index_build_options *o,
                     umt_index_build_stats *stats)
 {
-	if (t == NULL || dir == NULL)
+	if (t == NULL || dir == NULL || (o && (o->sections & ~(uint64_t)UMT_INDEX_SECTIONS_ALL)))
 		return umt__failf(UMT_E_INVAL, "umt_index_build: invalid argument");
 	struct ix_build b;
 	memset(&b, 0, sizeof b);

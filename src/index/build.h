@@ -32,7 +32,10 @@ struct ix_build {
 	umt_ix_trace_identity identity; /* of the trace, taken at the start */
 	uint64_t build_id;
 
-	/* the sections (section.h): one state per section and range */
+	/* the sections built (section.h, those o.sections asks for): one state per section
+	 * and range */
+	const struct ix_section *secs[UMT_IX_MAX_SECTIONS];
+	void *section_global[UMT_IX_MAX_SECTIONS]; /* by bit: what a section's ranges share */
 	void **states[UMT_IX_MAX_SECTIONS];
 	unsigned nsections;
 	uint64_t sections; /* their bits, and memory's */

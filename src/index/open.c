@@ -14,19 +14,7 @@
 #include "../commit.h"
 #include "section.h"
 
-const char *const umt__ix_file_names[IX_F_COUNT] = {"mem.dir", "mem.post", "mem.skip"};
 static const char *const file_magic[IX_F_COUNT] = {"UMTIXDIR", "UMTIXPST", "UMTIXSKP"};
-
-int umt__ix_corrupt(int code, int file, uint64_t offset, const char *fmt, ...)
-{
-	char msg[400];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	const char *name = file >= 0 && file < IX_F_COUNT ? umt__ix_file_names[file] : "index.umti";
-	return umt__failf(code, "%s: at offset 0x%llx: %s", name, (unsigned long long)offset, msg);
-}
 
 /* ---- the header ------------------------------------------------------------------ */
 
@@ -84,59 +72,9 @@ static int stale(const umt_ix_trace_identity *was, const umt_ix_trace_identity *
 
 /* ---- the files ------------------------------------------------------------------- */
 
-/* The size the header's file table gives @p name, or UINT64_MAX when absent. */
-static uint64_t listed_size(const umt_ix_header *h, const char *name)
-{
-	for (unsigned i = 0; i < UMT_IX_MAX_FILES; i++)
-		if (strncmp(h->Files[i].Name, name, sizeof h->Files[i].Name) == 0)
-			return h->Files[i].Size;
-	return UINT64_MAX;
-}
-
-/* A mapped file's size against the file table, and its file header. */
-static int check_named(const umt_index *ix, const struct umt_map *m, int f, const char *name,
-                       const char *magic)
-{
-	uint64_t want = listed_size(&ix->header, name);
-	if (m->size != want)
-		return umt__failf(UMT_E_INCOMPLETE,
-		                  "%s: %llu bytes, the index header says %llu: incomplete index", name,
-		                  (unsigned long long)m->size, (unsigned long long)want);
-	umt_ix_file_header fh;
-	if (m->size < sizeof fh)
-		return umt__ix_corrupt(UMT_E_TRUNCATED, f, m->size, "shorter than its header");
-	memcpy(&fh, m->data, sizeof fh);
-	static const uint8_t zero[sizeof fh.Zero];
-	if (memcmp(fh.Magic, magic, 8) != 0 || fh.Version != UMT_IX_VERSION ||
-	    fh.Zero0 != 0 || memcmp(fh.Zero, zero, sizeof zero) != 0)
-		return umt__ix_corrupt(UMT_E_CORRUPT, f, 0, "not a %s of this version", name);
-	if (fh.BuildID != ix->header.BuildID)
-		return umt__ix_corrupt(UMT_E_CORRUPT, f, 16, "belongs to another build of the index");
-	return 0;
-}
-
 static int check_file(const umt_index *ix, int f)
 {
-	return check_named(ix, &ix->files[f], f, umt__ix_file_names[f], file_magic[f]);
-}
-
-int umt__ix_map_section_file(const umt_index *ix, int dirfd, const char *name, const char *magic,
-                             struct umt_map *out)
-{
-	memset(out, 0, sizeof *out);
-	if (listed_size(&ix->header, name) == UINT64_MAX)
-		return umt__ix_corrupt(UMT_E_CORRUPT, -1, 1024, "the file table lacks %s", name);
-	if (dirfd < 0)
-		return umt__failf(UMT_E_MISSING, "%s: not given (an index from buffers)", name);
-	int rc = umt__map_named(dirfd, name, out);
-	if (rc == UMT_E_MISSING)
-		return umt__failf(UMT_E_INCOMPLETE,
-		                  "%s: missing: incomplete index, the build did not finish", name);
-	if (rc == 0)
-		rc = check_named(ix, out, -1, name, magic);
-	if (rc < 0)
-		umt__unmap(out);
-	return rc;
+	return umt__ix_check_named(ix, &ix->files[f], f, umt__ix_file_names[f], file_magic[f]);
 }
 
 /* The sections the header lists: each opens its own files. */
@@ -155,7 +93,7 @@ static int map_files(umt_index *ix, int dirfd)
 {
 	for (int f = 0; f < IX_F_COUNT; f++) {
 		const char *name = umt__ix_file_names[f];
-		if (listed_size(&ix->header, name) == UINT64_MAX)
+		if (umt__ix_listed_size(&ix->header, name) == UINT64_MAX)
 			return umt__ix_corrupt(UMT_E_CORRUPT, -1, 1024, "the file table lacks %s", name);
 		int rc = umt__map_named(dirfd, name, &ix->files[f]);
 		if (rc == UMT_E_MISSING)

@@ -37,7 +37,10 @@ struct ix_build;
 struct ix_section {
 	const char *name; /**< for messages ("registers") */
 	unsigned bit;     /**< its bit in the header's Sections (1 to UMT_IX_MAX_SECTIONS - 1) */
-	/* build */
+	/* build: build_begin (may be NULL) makes what the section's ranges share, kept in
+	 * b->section_global[bit] until build_end */
+	int (*build_begin)(struct ix_build *b, void **global);
+	void (*build_end)(void *global);
 	int (*range_begin)(struct ix_build *b, unsigned range, uint64_t first, uint64_t end,
 	                   void **state);
 	int (*record)(void *state, const umt_rec *r);
