@@ -282,10 +282,22 @@ INDEX = obj({"index": string, "records": integer, "accesses": integer, "postings
              "pages": integer, "bytes": integer, "exec_bytes": integer, "runs": integer, "merge_passes": integer,
              "temp_bytes": integer, "threads": integer, "seconds": number})
 
+COVERAGE_ENTRY = obj({"module": nullable(string), "module_id": nullable(integer),
+                      "base": nullable(hexnum), "addresses": integer, "executions": integer})
+COVERAGE_DIFF = obj({"module": nullable(string), "only_in": one_of("this", "other"),
+                     "module_id": nullable(integer), "base": nullable(hexnum),
+                     "addresses": list_of(hexnum), "offsets": list_of(hexnum)})
+
+
+def coverage(v, where):
+    """An entry of coverage, or with --diff a module's addresses in one trace only."""
+    (COVERAGE_DIFF if isinstance(v, dict) and "only_in" in v else COVERAGE_ENTRY)(v, where)
+
+
 SCHEMAS = {"exec": EXEC, "ins": INS, "syscalls": SYSCALL, "modules": MODULE,
            "threads": THREAD, "context-map": CONTEXT_MAP, "address-space": RANGE,
            "xml": XML, "info": INFO, "stats": STATS, "history": HISTORY, "mem": MEMORY,
-           "index": INDEX}
+           "index": INDEX, "coverage": coverage}
 SINGLE = {"info", "xml", "stats", "mem", "index"}
 
 
@@ -407,7 +419,22 @@ def rules_mem(o, flags, where):
             raise Bad(f"{where}: byte {i} known without a source")
 
 
-RULES = {"exec": rules_exec, "ins": rules_ins, "syscalls": rules_syscalls,
+def rules_coverage(o, flags, where):
+    if "only_in" in o:
+        if len(o["addresses"]) != len(o["offsets"]) or not o["addresses"]:
+            raise Bad(f"{where}: addresses and offsets differ in number, or none")
+        if (o["module"] is None) != (o["module_id"] is None) or \
+                (o["module"] is None) != (o["base"] is None):
+            raise Bad(f"{where}: module, module_id and base are null together")
+        return
+    if (o["module"] is None) != (o["module_id"] is None) or \
+            (o["module"] is None) != (o["base"] is None):
+        raise Bad(f"{where}: module, module_id and base are null together")
+    if (o["addresses"] == 0) != (o["executions"] == 0) or o["addresses"] > o["executions"]:
+        raise Bad(f"{where}: {o['addresses']} addresses for {o['executions']} executions")
+
+
+RULES = {"exec": rules_exec, "coverage": rules_coverage, "ins": rules_ins, "syscalls": rules_syscalls,
          "modules": rules_modules, "stats": rules_stats, "history": rules_history,
          "mem": rules_mem}
 

@@ -43,7 +43,12 @@ struct opts {
 	bool has_at;
 	unsigned threads;      /* --threads, 0: all processors */
 	uint64_t memory;       /* --memory, 0: the library's default */
-	const char *args[2];   /* operands after TRACE_DIR (history ADDR[:LEN], mem ADDR LEN) */
+	/* coverage */
+	const char *module_name; /* --module NAME */
+	const char *drcov_path;  /* --drcov FILE */
+	const char *diff_trace;  /* --diff OTHER_TRACE */
+	const char *args[2];   /* operands after TRACE_DIR (history ADDR[:LEN], mem ADDR LEN,
+	                          tenet OUT) */
 	int nargs;
 };
 
@@ -270,6 +275,8 @@ int cmd_stats(umt_trace *t, const struct opts *o);
 int cmd_index(umt_trace *t, const struct opts *o);
 int cmd_history(umt_trace *t, const struct opts *o);
 int cmd_mem(umt_trace *t, const struct opts *o);
+int cmd_coverage(umt_trace *t, const struct opts *o);
+int cmd_tenet(umt_trace *t, const struct opts *o);
 
 /* ---- the index (index.c) --------------------------------------------------------- */
 
@@ -284,5 +291,16 @@ int open_index(const umt_trace *t, const struct opts *o, umt_index **out);
 
 /** Parses ADDR (decimal or 0x hex); false when it is not one. */
 bool parse_address(const char *s, uint64_t *out);
+
+/* ---- coverage (cmd_coverage.c, drcov.c) -------------------------------------------- */
+
+/** Module row @p module's Windows name, UTF-8, in @p buf ("" for -1 or unreadable). */
+const char *entry_name(const umt_trace *t, int64_t module, char *buf, size_t cap);
+
+/** Whether Windows path @p name is @p want: the whole path or its file name, any case. */
+bool module_name_matches(const char *name, const char *want);
+
+/** --drcov FILE: the coverage of @p ix in drcov format. @return an exit status. */
+int write_drcov(const umt_trace *t, const umt_index *ix, const struct opts *o);
 
 #endif
