@@ -237,7 +237,8 @@ UMT_API int umt_mem_at(const umt_index *ix, uint64_t at, uint64_t address, uint6
  * and posting decodes inside its file, keys increase, counts and masks
  * match, every posting names an access its record has (kind, clipped
  * range, thread), and the postings are exactly those a fresh extraction
- * of the trace gives.
+ * of the trace gives; the coverage section (when built) is byte for byte
+ * what a fresh scan of the trace gives.
  * @return 0; UMT_E_CORRUPT (the first problem in umt_errmsg()), the errors
  *   of the queries.
  */
