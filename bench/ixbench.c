@@ -3,11 +3,15 @@
  * ratio against a limit or a peer measured in the same run.
  *
  *   ixbench --trace DIR [--tmp DIR] [--runs N] [--queries N] [--memory MiB]
- *           [--only build,rss,size,query,cold,sqlite] [--smoke]
+ *           [--sections all|memory] [--only build,sections,rss,size,query,cold,sqlite]
+ *           [--smoke]
  *
  *   build  the index on 1 and 2 threads against a scan that only extracts
  *          the same postings (no sort, no write) on as many threads
  *          (goals: build >= 0.5x the extraction; 2 threads >= 1.6x one)
+ *   sections  the build with every further section (coverage) against the
+ *          memory section alone, on 1 and 2 threads, runs alternating
+ *          (goal: <= 1.2, the share the issue allows calls and coverage)
  *   rss    peak resident memory of a build in a child process, against the
  *          budget plus 64 MiB (goal: within)
  *   size   index bytes against the trace's exec files (goal <= 0.5), and
@@ -20,7 +24,8 @@
  *   sqlite the same accesses in an SQLite table indexed on (address, record):
  *          load time, size, and the last-write query (needs SQLite)
  *
- * The index is built into --tmp (default $TMPDIR or /tmp). Not a test:
+ * --sections says what the other builds make (default all). The index is
+ * built into --tmp (default $TMPDIR or /tmp). Not a test:
  * nothing here asserts a time. docs/performance.md has the figures.
  */
 #define _GNU_SOURCE
@@ -49,8 +54,10 @@ static struct {
 	int runs;
 	unsigned queries;
 	uint64_t memory;
+	uint64_t sections; /* umt_index_build_options.sections of the builds */
 	int smoke;
-} cfg = {.runs = 3, .queries = 2000, .memory = 256ull << 20};
+} cfg = {.runs = 3, .queries = 2000, .memory = 256ull << 20,
+         .sections = UMT_INDEX_SECTIONS_ALL};
 
 static double now(void)
 {
@@ -147,16 +154,44 @@ static double extract(umt_trace *t, unsigned threads, uint64_t *postings)
 	return now() - t0;
 }
 
-static double build(umt_trace *t, const char *dir, unsigned threads, umt_index_build_stats *s)
+static double build_of(umt_trace *t, const char *dir, unsigned threads, uint64_t sections,
+                       umt_index_build_stats *s)
 {
 	umt_index_build_options o;
 	umt_index_build_options_init(&o);
 	o.threads = threads;
 	o.memory = cfg.memory;
+	o.sections = sections;
 	double t0 = now();
 	if (umt_index_build(t, dir, &o, s) < 0)
 		die("build");
 	return now() - t0;
+}
+
+static double build(umt_trace *t, const char *dir, unsigned threads, umt_index_build_stats *s)
+{
+	return build_of(t, dir, threads, cfg.sections, s);
+}
+
+/* What the further sections add to a build: every section against memory alone. */
+static void bench_sections(umt_trace *t, const char *dir)
+{
+	double m[2][16], a[2][16];
+	umt_index_build_stats s;
+	for (int r = 0; r < cfg.runs; r++)
+		for (unsigned th = 1; th <= 2; th++) {
+			m[th - 1][r] = build_of(t, dir, th, UMT_INDEX_SECTION_MEMORY, &s);
+			a[th - 1][r] = build_of(t, dir, th, UMT_INDEX_SECTIONS_ALL, &s);
+		}
+	double rec = (double)umt_exec_count(t) / 1e6;
+	for (unsigned th = 1; th <= 2; th++) {
+		double mm = median(m[th - 1], (size_t)cfg.runs), ma = median(a[th - 1], (size_t)cfg.runs);
+		char what[64], peer[64];
+		snprintf(what, sizeof what, "build + coverage, %u thread%s (M rec/s)", th,
+		         th > 1 ? "s" : "");
+		snprintf(peer, sizeof peer, "memory section alone, %u thread%s", th, th > 1 ? "s" : "");
+		line(what, rec / ma, "M/s", peer, ma / mm, "<= 1.2", ma / mm <= 1.2);
+	}
 }
 
 static void bench_build(umt_trace *t, const char *dir)
@@ -502,7 +537,8 @@ static void bench_sqlite(umt_trace *t, umt_index *ix, struct probe *p, size_t n)
 static void usage(void)
 {
 	fprintf(stderr, "usage: ixbench --trace DIR [--tmp DIR] [--runs N] [--queries N] "
-	                "[--memory MiB] [--only build,rss,size,query,cold,sqlite] [--smoke]\n");
+	                "[--memory MiB] [--sections all|memory] "
+	                "[--only build,sections,rss,size,query,cold,sqlite] [--smoke]\n");
 	exit(2);
 }
 
@@ -532,6 +568,8 @@ static void parse(int argc, char **argv)
 			cfg.build_only = v;
 		else if (!strcmp(a, "--threads"))
 			cfg.build_threads = (unsigned)strtoul(v, NULL, 10);
+		else if (!strcmp(a, "--sections") && (!strcmp(v, "all") || !strcmp(v, "memory")))
+			cfg.sections = !strcmp(v, "all") ? UMT_INDEX_SECTIONS_ALL : UMT_INDEX_SECTION_MEMORY;
 		else
 			usage();
 		i++;
@@ -558,6 +596,8 @@ int main(int argc, char **argv)
 	snprintf(dir, sizeof dir, "%s/ixbench-%d.index", cfg.tmp, (int)getpid());
 	if (wanted("build"))
 		bench_build(t, dir);
+	if (wanted("sections"))
+		bench_sections(t, dir);
 	if (wanted("rss"))
 		bench_rss(dir);
 	umt_index_build_stats s;
