@@ -513,12 +513,73 @@ static void test_generated(void **state)
 	free(dir), free(tr), free(ix_dir);
 }
 
+/*
+ * Many rows and a small budget: the dense counters the budget holds (one)
+ * are taken by one range at a time, the other ranges count in their hash
+ * tables; the file is the same bytes as with one thread, and right.
+ */
+static void test_budget_paths(void **state)
+{
+	(void)state;
+	enum { ROWS = 70000, RECORDS = 6000 };
+	char *dir = fx_tmpdir(), *tr = path_in(dir, "t"), *i1 = path_in(dir, "i1"),
+	     *i3 = path_in(dir, "i3");
+	umt_writer *w;
+	int32_t tid;
+	assert_int_equal(umt_writer_open(tr, NULL, &w), 0);
+	assert_int_equal(umt_writer_add_thread(w, 1, 0x1000, &tid), 0);
+	umt_decoded_ins dec;
+	memset(&dec, 0, sizeof dec);
+	dec.Mem0SegSlot = dec.Mem0BaseSlot = dec.Mem0IndexSlot = dec.Mem1BaseSlot = 0xff;
+	int64_t dfp, tfp;
+	assert_int_equal(umt_writer_add_decoded(w, &dec, NULL, &dfp), 0);
+	assert_int_equal(umt_writer_add_disasm(w, "nop", &tfp), 0);
+	umt_module_desc md = {.unload_eid = -1, .start_addr = 0x10000000, .end_addr = 0x1fffffff,
+	                      .win_name = "C:\\big.dll"};
+	assert_int_equal(umt_writer_add_module(w, &md, NULL), 0);
+	for (int i = 0; i < ROWS; i++) {
+		umt_ins_rec r;
+		memset(&r, 0, sizeof r);
+		r.CodeSize = 1;
+		r.CodeBytes[0] = 0x90;
+		r.CSis64Bits = 1;
+		r.ModuleID = i % 7 ? 0 : -1; /* some floating, inside the module's range */
+		r.Address = 0x10000000 + 4 * (int64_t)(i % 50000); /* rows sharing addresses */
+		r.DisasmFP = tfp;
+		r.DecodedFP = dfp;
+		assert_int_equal(umt_writer_add_ins(w, &r, NULL), 0);
+	}
+	uint64_t x = 12345;
+	for (int i = 0; i < RECORDS; i++) {
+		umt_exec_desc e = {.type = UMT_REC_INSTRUCTION, .flags = 1};
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		e.ins_id = (int64_t)((x >> 33) % ROWS);
+		assert_int_equal(umt_writer_add_exec(w, &e, NULL), 0);
+	}
+	assert_int_equal(umt_writer_finish(w), 0);
+	umt_trace *t = fx_must_open_dir(tr);
+	umt_index_close(build_open(t, i1, 1, 0, UMT_INDEX_SECTIONS_ALL));
+	umt_index *ix = build_open(t, i3, 3, 1 << 20, UMT_INDEX_SECTIONS_ALL);
+	check_brute_force(t, ix);
+	assert_int_equal(umt_index_verify(ix), 0);
+	umt_index_close(ix);
+	char *f1 = path_in(i1, "cov.table"), *f3 = path_in(i3, "cov.table");
+	size_t n1, n3;
+	uint8_t *b1 = slurp(f1, &n1), *b3 = slurp(f3, &n3);
+	assert_int_equal(n1, n3);
+	assert_memory_equal(b1 + 24, b3 + 24, n1 - 24);
+	free(b1), free(b3), free(f1), free(f3);
+	umt_trace_close(t);
+	fx_rmtree(dir);
+	free(dir), free(tr), free(i1), free(i3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hand_trace),   cmocka_unit_test(test_without_section),
 		cmocka_unit_test(test_damaged_table), cmocka_unit_test(test_diff),
-		cmocka_unit_test(test_generated),
+		cmocka_unit_test(test_generated),    cmocka_unit_test(test_budget_paths),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

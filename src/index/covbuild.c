@@ -2,15 +2,22 @@
  * libumtrace - building the coverage section (coverage.h) in the index's
  * scan.
  *
- * Each range counts its instruction records per (row, module) in a small
- * open-addressing table: a record costs one hash probe, and a range holds
- * at most as many keys as the rows it executes. At the range's end the
- * counts go into the build's one shared table (a count per instruction
- * row, plus the rare floating rows found inside a module), under the
- * build's lock: the sum does not depend on the ranges or their order, so
- * the section's bytes do not either. Memory: 8 bytes per instruction row,
- * plus each range's table while it is scanned. assemble() sorts the
- * executed addresses per module and writes cov.table.
+ * A record costs one increment: each range counts into a dense array of
+ * 32-bit counters, one per instruction row, taken from a pool at the
+ * range's start and given back at its end (a worker scans one range at a
+ * time, so the pool holds at most one array per worker; they are summed
+ * once, at assemble()). Whether a row is floating code is learned once per
+ * row, for every range (a byte per row). Records of floating rows that ran
+ * inside a module, and every record of a range that found the pool at its
+ * memory limit, are counted in the range's own hash table instead, added
+ * to the build's totals at the range's end. A counter that would overflow
+ * is added to the totals first. Sums do not depend on the ranges or their
+ * order: the section's bytes do not either.
+ *
+ * Memory: 9 bytes per instruction row (totals and kinds), plus 4 bytes per
+ * row for each array, as many arrays as half the build's budget holds (at
+ * least one, at most one per worker), plus the hash tables of ranges
+ * without one.
  */
 #include <stdlib.h>
 
@@ -18,93 +25,140 @@
 #include "coverage.h"
 #include "encode.h"
 
-/* ---- one range's counts -------------------------------------------------------- */
+/* ---- a range's hash table: (row, key) -> count ------------------------------------- */
+
+#define OWN INT64_MIN /* the row's own entry: its ModuleID's, or outside modules */
 
 struct slot {
 	uint64_t row;   /* UINT64_MAX: empty */
-	int64_t module;
+	int64_t key;    /* OWN, or the module a floating row ran in */
 	uint64_t count;
 };
 
-struct range {
-	struct ix_build *b;
+struct table {
 	struct slot *tab;
-	size_t cap, n; /* cap a power of two, n < cap / 2 */
+	size_t cap, n; /* cap a power of two, n < cap / 2 between records */
 };
 
-static size_t hash(uint64_t row, int64_t module, size_t cap)
+static size_t hash(uint64_t row, int64_t key, size_t cap)
 {
-	uint64_t h = (row ^ ((uint64_t)module << 40)) * 0x9e3779b97f4a7c15ull;
+	uint64_t h = (row ^ ((uint64_t)key << 40)) * 0x9e3779b97f4a7c15ull;
 	return (size_t)(h >> 32) & (cap - 1);
 }
 
-static struct slot *alloc_table(size_t cap)
+static int table_alloc(struct table *t, size_t cap)
 {
-	struct slot *t = malloc(cap * sizeof *t);
-	for (size_t i = 0; t && i < cap; i++)
-		t[i].row = UINT64_MAX;
-	return t;
-}
-
-static int grow(struct range *s)
-{
-	size_t cap = 2 * s->cap;
-	struct slot *t = alloc_table(cap);
-	if (t == NULL)
+	t->tab = malloc(cap * sizeof *t->tab);
+	if (t->tab == NULL)
 		return umt__failf(UMT_E_NOMEM, "index build: coverage: out of memory");
-	for (size_t i = 0; i < s->cap; i++) {
-		if (s->tab[i].row == UINT64_MAX)
-			continue;
-		size_t j = hash(s->tab[i].row, s->tab[i].module, cap);
-		while (t[j].row != UINT64_MAX)
-			j = (j + 1) & (cap - 1);
-		t[j] = s->tab[i];
-	}
-	free(s->tab);
-	s->tab = t;
-	s->cap = cap;
+	for (size_t i = 0; i < cap; i++)
+		t->tab[i].row = UINT64_MAX;
+	t->cap = cap;
+	t->n = 0;
 	return 0;
 }
 
-static int count(struct range *s, uint64_t row, int64_t module)
+/* Adds @p count to (row, key). */
+static int table_add(struct table *t, uint64_t row, int64_t key, uint64_t count)
 {
-	size_t j = hash(row, module, s->cap);
-	for (;; j = (j + 1) & (s->cap - 1)) {
-		struct slot *e = &s->tab[j];
-		if (e->row == row && e->module == module) {
-			e->count++;
+	size_t j = hash(row, key, t->cap);
+	for (;; j = (j + 1) & (t->cap - 1)) {
+		struct slot *e = &t->tab[j];
+		if (e->row == row && e->key == key) {
+			e->count += count;
 			return 0;
 		}
 		if (e->row == UINT64_MAX)
 			break;
 	}
-	s->tab[j] = (struct slot){row, module, 1};
-	return ++s->n * 2 >= s->cap ? grow(s) : 0;
+	t->tab[j] = (struct slot){row, key, count};
+	if (++t->n * 2 < t->cap)
+		return 0;
+	struct table bigger;
+	int rc = table_alloc(&bigger, 2 * t->cap);
+	for (size_t i = 0; rc == 0 && i < t->cap; i++)
+		if (t->tab[i].row != UINT64_MAX)
+			table_add(&bigger, t->tab[i].row, t->tab[i].key, t->tab[i].count);
+	if (rc == 0) {
+		free(t->tab);
+		*t = bigger;
+	}
+	return rc;
 }
 
-/* ---- the section's hooks --------------------------------------------------------- */
+/* ---- the build's state --------------------------------------------------------------- */
 
-static int build_begin(struct ix_build *b, void **global)
+enum { KIND_UNKNOWN = 0, KIND_MODULE = 1, KIND_FLOATING = 2 };
+
+/* A dense array of counters, lent to one range at a time. */
+struct dense {
+	uint32_t *rows;
+	struct dense *next_free, *next_all;
+};
+
+struct global {
+	struct ix_build *b;
+	struct cov_counts totals; /* what the ranges added, and the overflows */
+	uint8_t *kind;            /* per row, KIND_*, learned on first use (relaxed atomics) */
+	struct dense *free, *all;
+	unsigned made, max;       /* arrays made, and the most the budget holds */
+};
+
+struct range {
+	struct global *g;
+	struct dense *d; /* NULL: every record goes to the table */
+	struct table t;
+};
+
+static int build_begin(struct ix_build *b, void **out)
 {
-	struct cov_counts *c = calloc(1, sizeof *c);
-	if (c != NULL) {
-		c->nrows = umt_ins_count(b->t);
-		c->rows = calloc(c->nrows + 1, sizeof *c->rows);
-	}
-	if (c == NULL || c->rows == NULL) {
-		free(c);
+	struct global *g = calloc(1, sizeof *g);
+	if (g == NULL)
 		return umt__failf(UMT_E_NOMEM, "index build: coverage: out of memory");
-	}
-	*global = c;
+	*out = g;
+	g->b = b;
+	g->totals.nrows = umt_ins_count(b->t);
+	g->totals.rows = calloc(g->totals.nrows + 1, sizeof *g->totals.rows);
+	g->kind = calloc(g->totals.nrows + 1, 1);
+	uint64_t each = (g->totals.nrows + 1) * sizeof(uint32_t), fit = b->budget / 2 / each;
+	g->max = fit < 1 ? 1 : fit > b->threads ? b->threads : (unsigned)fit;
+	if (g->totals.rows == NULL || g->kind == NULL)
+		return umt__failf(UMT_E_NOMEM, "index build: coverage: out of memory");
 	return 0;
 }
 
 static void build_end(void *global)
 {
-	struct cov_counts *c = global;
-	free(c->rows);
-	free(c->moved);
-	free(c);
+	struct global *g = global;
+	for (struct dense *d = g->all, *next; d; d = next) {
+		next = d->next_all;
+		free(d->rows);
+		free(d);
+	}
+	free(g->totals.rows);
+	free(g->totals.moved);
+	free(g->kind);
+	free(g);
+}
+
+/* A free array of the pool, or a new one within the limit, or NULL (under the lock). */
+static struct dense *take_dense(struct global *g)
+{
+	struct dense *d = g->free;
+	if (d != NULL) {
+		g->free = d->next_free;
+		return d;
+	}
+	if (g->made == g->max || (d = calloc(1, sizeof *d)) == NULL)
+		return NULL;
+	if ((d->rows = calloc(g->totals.nrows + 1, sizeof *d->rows)) == NULL) {
+		free(d);
+		return NULL; /* the range counts in its table */
+	}
+	d->next_all = g->all;
+	g->all = d;
+	g->made++;
+	return d;
 }
 
 static int range_begin(struct ix_build *b, unsigned range, uint64_t first, uint64_t end,
@@ -112,51 +166,109 @@ static int range_begin(struct ix_build *b, unsigned range, uint64_t first, uint6
 {
 	(void)range, (void)first, (void)end;
 	struct range *s = calloc(1, sizeof *s);
-	if (s != NULL) {
-		s->b = b;
-		s->cap = 256;
-		s->tab = alloc_table(s->cap);
-	}
-	if (s == NULL || s->tab == NULL) {
+	if (s == NULL || table_alloc(&s->t, 64) < 0) {
 		free(s);
 		return umt__failf(UMT_E_NOMEM, "index build: coverage: out of memory");
 	}
+	s->g = b->section_global[UMT_IX_COV_BIT];
+	pthread_mutex_lock(&b->mu);
+	s->d = take_dense(s->g);
+	pthread_mutex_unlock(&b->mu);
 	*state = s;
 	return 0;
+}
+
+/* ---- the records ------------------------------------------------------------------- */
+
+/* Learns whether row @p row is floating (its ModuleID checked): the first record of it. */
+static int __attribute__((noinline)) learn_kind(struct global *g, uint64_t row, uint8_t *kind)
+{
+	uint64_t m;
+	int rc = umt_ins_module(g->b->t, row, &m);
+	if (rc < 0 && rc != UMT_E_NOT_FOUND)
+		return rc;
+	*kind = rc == 0 ? KIND_MODULE : KIND_FLOATING;
+	__atomic_store_n(&g->kind[row], *kind, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* One record of row @p row in its own entry. */
+static int count_own(struct range *s, uint64_t row)
+{
+	if (s->d == NULL)
+		return table_add(&s->t, row, OWN, 1);
+	if (UMT_UNLIKELY(++s->d->rows[row] == UINT32_MAX)) { /* into the totals first */
+		pthread_mutex_lock(&s->g->b->mu);
+		s->g->totals.rows[row] += UINT32_MAX;
+		pthread_mutex_unlock(&s->g->b->mu);
+		s->d->rows[row] = 0;
+	}
+	return 0;
+}
+
+/* A record of a floating row: in the module holding its address at the record, if any. */
+static int __attribute__((noinline)) count_floating(struct range *s, uint64_t row,
+                                                    const umt_rec *r)
+{
+	const umt_ins_rec *ir;
+	uint64_t m;
+	int rc = umt_ins_get(s->g->b->t, row, &ir);
+	if (rc == 0)
+		rc = umt_module_find(s->g->b->t, (uint64_t)ir->Address, r->id, &m);
+	if (rc == UMT_E_NOT_FOUND)
+		return count_own(s, row); /* outside modules */
+	return rc < 0 ? rc : table_add(&s->t, row, (int64_t)m, 1);
 }
 
 static int record(void *state, const umt_rec *r)
 {
 	struct range *s = state;
+	int64_t ins = -1;
 	if (r->type != UMT_REC_INSTRUCTION)
 		return 0;
-	uint64_t row;
-	int64_t module;
-	int rc = umt__cov_attribute(s->b->t, r, &row, &module);
-	return rc < 0 ? rc : count(s, row, module);
+	umt_rec_ins(r, &ins, NULL, NULL);
+	if (UMT_UNLIKELY(ins < 0 || (uint64_t)ins >= s->g->totals.nrows)) {
+		uint64_t row; /* not a row: the attribution reports it */
+		int64_t module;
+		return umt__cov_attribute(s->g->b->t, r, &row, &module);
+	}
+	uint64_t row = (uint64_t)ins;
+	uint8_t kind = __atomic_load_n(&s->g->kind[row], __ATOMIC_RELAXED);
+	int rc;
+	if (UMT_UNLIKELY(kind == KIND_UNKNOWN) && (rc = learn_kind(s->g, row, &kind)) < 0)
+		return rc;
+	return kind == KIND_MODULE ? count_own(s, row) : count_floating(s, row, r);
 }
+
+/* ---- the end of a range, the end of the scan --------------------------------------- */
 
 static void free_state(void *state)
 {
 	struct range *s = state;
-	free(s->tab);
+	free(s->t.tab);
 	free(s);
 }
 
-/* The range's counts into the build's table; the range keeps nothing. */
+/* The range's table into the totals, its array back to the pool. */
 static int range_end(struct ix_build *b, void *state)
 {
 	struct range *s = state;
-	struct cov_counts *c = b->section_global[UMT_IX_COV_BIT];
 	int rc = 0;
 	pthread_mutex_lock(&b->mu);
-	for (size_t i = 0; rc == 0 && i < s->cap; i++)
-		if (s->tab[i].row != UINT64_MAX)
-			rc = umt__cov_add(b->t, c, s->tab[i].row, s->tab[i].module, s->tab[i].count);
+	for (size_t i = 0; rc == 0 && i < s->t.cap; i++) {
+		const struct slot *e = &s->t.tab[i];
+		if (e->row != UINT64_MAX) /* OWN: the row's own entry (-1 means that to _add) */
+			rc = umt__cov_add(b->t, &s->g->totals, e->row, e->key == OWN ? -1 : e->key,
+			                  e->count);
+	}
+	if (s->d != NULL) {
+		s->d->next_free = s->g->free;
+		s->g->free = s->d;
+		s->d = NULL;
+	}
 	pthread_mutex_unlock(&b->mu);
-	free(s->tab);
-	s->tab = NULL;
-	s->cap = s->n = 0;
+	free(s->t.tab);
+	s->t.tab = NULL;
 	return rc;
 }
 
@@ -178,12 +290,15 @@ static int write_table(struct ix_build *b, const umt_ix_cov_module *m, uint64_t 
 static int assemble(struct ix_build *b, void *const *states, unsigned nranges,
                     uint64_t info[UMT_IX_INFO_WORDS])
 {
-	(void)states, (void)nranges; /* every range gave its counts at its end */
-	const struct cov_counts *c = b->section_global[UMT_IX_COV_BIT];
+	(void)states, (void)nranges; /* every range gave its table at its end */
+	struct global *g = b->section_global[UMT_IX_COV_BIT];
+	for (const struct dense *d = g->all; d; d = d->next_all)
+		for (uint64_t r = 0; r < g->totals.nrows; r++)
+			g->totals.rows[r] += d->rows[r];
 	umt_ix_cov_module *m;
 	umt_ix_cov_address *a;
 	uint64_t naddr = 0, entries = umt_module_count(b->t) + 1;
-	int rc = umt__cov_tables(b->t, c, &m, &a, &naddr);
+	int rc = umt__cov_tables(b->t, &g->totals, &m, &a, &naddr);
 	if (rc < 0)
 		return rc;
 	rc = write_table(b, m, entries, a, naddr);
