@@ -4,7 +4,7 @@
  *
  *   ixbench --trace DIR [--tmp DIR] [--runs N] [--queries N] [--memory MiB]
  *           [--sections all|memory] [--only build,sections,rss,size,query,cold,sqlite]
- *           [--smoke]
+ *           [--index DIR] [--smoke]
  *
  *   build  the index on 1 and 2 threads against a scan that only extracts
  *          the same postings (no sort, no write) on as many threads
@@ -25,7 +25,8 @@
  *          load time, size, and the last-write query (needs SQLite)
  *
  * --sections says what the other builds make (default all). The index is
- * built into --tmp (default $TMPDIR or /tmp). Not a test:
+ * built into --tmp (default $TMPDIR or /tmp), or with --index DIR an index
+ * built before is queried (build, sections and rss still build). Not a test:
  * nothing here asserts a time. docs/performance.md has the figures.
  */
 #define _GNU_SOURCE
@@ -49,7 +50,7 @@
 #include "../src/index/ixint.h"
 
 static struct {
-	const char *trace, *tmp, *only, *build_only;
+	const char *trace, *tmp, *only, *build_only, *index;
 	unsigned build_threads;
 	int runs;
 	unsigned queries;
@@ -559,7 +560,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: ixbench --trace DIR [--tmp DIR] [--runs N] [--queries N] "
 	                "[--memory MiB] [--sections all|memory] "
-	                "[--only build,sections,rss,size,query,cold,sqlite] [--smoke]\n");
+	                "[--only build,sections,rss,size,query,cold,sqlite] [--index DIR] [--smoke]\n");
 	exit(2);
 }
 
@@ -585,6 +586,8 @@ static void parse(int argc, char **argv)
 			cfg.queries = (unsigned)strtoul(v, NULL, 10);
 		else if (!strcmp(a, "--memory"))
 			cfg.memory = strtoull(v, NULL, 10) << 20;
+		else if (!strcmp(a, "--index"))
+			cfg.index = v;
 		else if (!strcmp(a, "--build-only"))
 			cfg.build_only = v;
 		else if (!strcmp(a, "--threads"))
@@ -622,7 +625,10 @@ int main(int argc, char **argv)
 	if (wanted("rss"))
 		bench_rss(dir);
 	umt_index_build_stats s;
-	build(t, dir, 2, &s);
+	if (cfg.index) /* a prebuilt index: only the queries */
+		snprintf(dir, sizeof dir, "%s", cfg.index);
+	else
+		build(t, dir, 2, &s);
 	umt_index *ix;
 	if (umt_index_open(t, dir, &ix) < 0)
 		die("open the index");
@@ -641,6 +647,8 @@ int main(int argc, char **argv)
 	umt_index_close(ix);
 	umt_trace_close(t);
 	free(p);
+	if (cfg.index)
+		return 0;
 	char cmd[4200];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	return system(cmd) == 0 ? 0 : 1;

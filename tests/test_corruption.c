@@ -1063,6 +1063,8 @@ static const struct harmless {
 	{"syscallRec ArgCount", -1, 0, "fewer arguments"},
 	{"thread-begin contextMem Size", -1, 0, "an empty memory block"},
 	{"thread-begin rmContext MemCount", -1, 0, "no memory block"},
+	{"syscall-exit contextMem Size", FX_SAMPLE, 0, "an empty memory block"},
+	{"syscall-exit rmContext MemCount", FX_SAMPLE, 0, "no memory block"},
 	{"threadRec LastEID", -1, UINT64_MAX, "row 0 ends with the application: may say running"},
 	{NULL, 0, 0, NULL},
 };

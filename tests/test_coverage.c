@@ -7,7 +7,8 @@
  * module's range while it is loaded and after it is unloaded, JIT code,
  * a row never executed), and generated traces checked against a
  * brute-force scan written here from the rule of index.h (a linear search
- * of the module table, not umt_module_find()). Also: the bytes do not
+ * of the module table, not umt_module_find()) and against umtgen's ground
+ * truth (its machine knows which module ran what). Also: the bytes do not
  * depend on threads or budget, an index without the section, a damaged
  * cov.table, and two traces compared with known differences.
  */
@@ -23,6 +24,7 @@
 
 #include "check.h"
 #include "fixture.h"
+#include "gen/jsonl.h"
 #include "umtrace/index.h"
 
 #define APP 0x140000000ull
@@ -513,6 +515,84 @@ static void test_generated(void **state)
 	free(dir), free(tr), free(ix_dir);
 }
 
+/* ---- against umtgen's ground truth ------------------------------------------------------- */
+
+/* One truth line of kind "coverage" against the index's entry of its module row. */
+static void check_truth_line(const umt_trace *t, const umt_index *ix, const struct jv *line)
+{
+	uint64_t entry = umt_coverage_count(ix) - 1, base = 0, execs;
+	json_u64(line, "module_id", &entry); /* null: the code outside modules, the last entry */
+	json_u64(line, "base", &base);
+	assert_int_equal(json_u64(line, "executions", &execs), 0);
+	umt_coverage_module m;
+	assert_int_equal(umt_coverage_get(ix, entry, &m), 0);
+	assert_int_equal(m.base, base);
+	assert_int_equal(m.executions, execs);
+	const struct jv *name = json_get(line, "module"), *addrs = json_get(line, "addresses");
+	if (m.module_id >= 0) {
+		char got[1024];
+		assert_true(umt_module_name(t, (uint64_t)m.module_id, UMT_MODULE_WIN_NAME, got,
+		                            sizeof got) >= 0);
+		assert_string_equal(got, name->text);
+	} else {
+		assert_int_equal(name->type, J_NULL);
+	}
+	assert_int_equal(m.addresses, (uint64_t)addrs->n);
+	for (int k = 0; k < addrs->n; k++) {
+		umt_coverage_address a;
+		assert_int_equal(umt_coverage_address_get(ix, entry, (uint64_t)k, &a), 0);
+		assert_int_equal(a.address, strtoull(addrs->items[k].text, NULL, 16));
+	}
+}
+
+/* Every coverage line of truth file @p truth against the index of @p trace built into @p ix_dir. */
+static void check_truth_file(const char *trace, const char *truth, const char *ix_dir)
+{
+	umt_trace *t = fx_must_open_dir(trace);
+	umt_index *ix = build_open(t, ix_dir, 2, 0, UMT_INDEX_SECTIONS_ALL);
+	FILE *f = fopen(truth, "r");
+	assert_non_null(f);
+	char *text = NULL;
+	size_t cap = 0;
+	uint64_t lines = 0;
+	while (getline(&text, &cap, f) > 0) {
+		if (strstr(text, "\"kind\":\"coverage\"") == NULL)
+			continue;
+		struct jv v;
+		assert_int_equal(json_parse(text, &v), 0);
+		check_truth_line(t, ix, &v);
+		json_free(&v);
+		lines++;
+	}
+	assert_int_equal(lines, umt_coverage_count(ix)); /* every module row, and outside */
+	free(text);
+	fclose(f);
+	umt_index_close(ix);
+	umt_trace_close(t);
+}
+
+static void test_truth(void **state)
+{
+	(void)state;
+	static const char *const args[] = {
+		"--seed 5", "--seed 6 --code32", "--seed 7 --flavour 2014 --threads 3",
+		"--seed 8 --abort", "--seed 9 --flavour 2014 --code32 --syscall-rate 40"};
+	for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) {
+		char *dir = fx_tmpdir(), *tr = path_in(dir, "t"), *ix_dir = path_in(dir, "i"),
+		     *truth = path_in(dir, "truth.jsonl"), cmd[9000];
+		snprintf(cmd, sizeof cmd, "--records 30K %s --truth %s", args[i], truth);
+		umtgen(cmd, tr);
+		check_truth_file(tr, truth, ix_dir);
+		fx_rmtree(dir);
+		free(dir), free(tr), free(ix_dir), free(truth);
+	}
+	/* the bundled sample and its truth (the index into a scratch directory) */
+	char *dir = fx_tmpdir(), *ix_dir = path_in(dir, "i");
+	check_truth_file(UMT_SAMPLE_DIR, UMT_SAMPLE_DIR ".truth.jsonl", ix_dir);
+	fx_rmtree(dir);
+	free(dir), free(ix_dir);
+}
+
 /*
  * Many rows and a small budget: the dense counters the budget holds (one)
  * are taken by one range at a time, the other ranges count in their hash
@@ -580,6 +660,7 @@ int main(void)
 		cmocka_unit_test(test_hand_trace),   cmocka_unit_test(test_without_section),
 		cmocka_unit_test(test_damaged_table), cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_generated),    cmocka_unit_test(test_budget_paths),
+		cmocka_unit_test(test_truth),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -30,6 +30,7 @@
 
 #include "check.h"
 #include "commit.h"
+#include "gen/jsonl.h"
 #include "umtrace/index.h"
 
 /* ---- brute force ---------------------------------------------------------------------- */
@@ -827,6 +828,171 @@ static void test_killed_build(void **state)
 	free(dir), free(trace), free(idx);
 }
 
+
+/* ---- against umtgen's ground truth (docs/umtgen.md) ------------------------------------ */
+
+/* The access of record @p id in the index's history that is the write @p w, or NULL. */
+static bool history_has(umt_index *ix, uint64_t id, unsigned kind, uint64_t address,
+                        uint64_t size, const uint8_t *data, bool *trusted)
+{
+	umt_history_query q;
+	umt_history_query_init(&q, address, size);
+	q.from = id;
+	q.to = id + 1;
+	q.kinds = kind;
+	umt_history *h;
+	umt_access a;
+	bool found = false;
+	assert_int_equal(umt_history_open(ix, &q, &h), 0);
+	while (!found && umt_history_next(h, &a) > 0)
+		if (kind == UMT_ACCESS_CONTEXT ? a.address <= address && address - a.address + size <= a.size &&
+		                                         memcmp(a.data + (address - a.address), data, size) == 0
+		                               : a.address == address && a.size == size) {
+			found = true;
+			*trusted = (a.trust & UMT_TRUST_VALUE) != 0;
+			if (*trusted && kind == UMT_ACCESS_WRITE)
+				assert_memory_equal(a.data, data, size);
+		}
+	umt_history_close(h);
+	return found;
+}
+
+/* One truth line: a write must be in the index; a memory sample agrees where known. */
+static void truth_line(umt_index *ix, umt_trace *t, const struct jv *v, unsigned *counts)
+{
+	const struct jv *kind = json_get(v, "kind");
+	uint64_t id, address, size;
+	static uint8_t data[1 << 16], d[4096], k[4096];
+	if (kind == NULL || json_u64(v, "id", &id) < 0 || json_u64(v, "address", &address) < 0)
+		return;
+	long n = json_hex(json_get(v, "data")->text, data, sizeof data);
+	assert_true(n >= 0);
+	if (!strcmp(kind->text, "write")) {
+		const char *by = json_get(v, "by")->text;
+		assert_int_equal(json_u64(v, "size", &size), 0);
+		assert_int_equal(size, (uint64_t)n);
+		umt_rec r;
+		assert_int_equal(umt_exec_get(t, id, &r), 0);
+		bool trusted = false;
+		bool found = history_has(ix, id, strcmp(by, "instruction") ? UMT_ACCESS_CONTEXT
+		                                                           : UMT_ACCESS_WRITE,
+		                         address, size, data, &trusted);
+		/* flagged records: umtrace.h 8b may leave the address or the value untrusted */
+		if ((r.flags & UMT_EXEC_F_INCOMPLETE_MASK) == 0) {
+			if (!found)
+				print_error("truth write of record %llu at 0x%llx (%llu bytes, %s) not in the index\n",
+				            (unsigned long long)id, (unsigned long long)address,
+				            (unsigned long long)size, by);
+			assert_true(found && trusted);
+		}
+		counts[0]++;
+	} else if (!strcmp(kind->text, "mem")) {
+		uint64_t len = (uint64_t)n < sizeof d ? (uint64_t)n : sizeof d;
+		assert_int_equal(umt_mem_at(ix, id, address, len, d, k, NULL), 0);
+		for (uint64_t i = 0; i < len; i++) {
+			if (k[i] && d[i] != data[i])
+				print_error("memory at record %llu, 0x%llx: index %02x, truth %02x\n",
+				            (unsigned long long)id, (unsigned long long)(address + i), d[i], data[i]);
+			assert_true(!k[i] || d[i] == data[i]);
+			counts[1] += k[i];
+		}
+	}
+}
+
+/* Every trusted write of an instruction record in the index is one of the truth's writes. */
+static void writes_are_true(umt_trace *t, umt_index *ix, const char *truth)
+{
+	FILE *f = fopen(truth, "r");
+	assert_non_null(f);
+	char *line = NULL;
+	size_t cap = 0;
+	uint64_t writes = 0, matched = 0;
+	umt_exec_iter it;
+	umt_rec r;
+	assert_int_equal(umt_exec_iter_init(&it, t, 0, UINT64_MAX), 0);
+	/* the truth's instruction writes, in record order, against the records' write slots */
+	struct { uint64_t id, address, size; } want = {UINT64_MAX, 0, 0};
+	while (umt_exec_iter_next(&it, &r) > 0) {
+		umt_access_iter ai;
+		umt_access a;
+		if (r.type != UMT_REC_INSTRUCTION || umt_access_iter_init(&ai, t, &r, UMT_ACCESS_WRITE) < 0)
+			continue;
+		while (umt_access_iter_next(&ai, &a) > 0) {
+			if (!(a.trust & UMT_TRUST_VALUE))
+				continue;
+			writes++;
+			while (want.id == UINT64_MAX || want.id < r.id ||
+			       (want.id == r.id && (want.address != a.address || want.size != a.size))) {
+				struct jv v;
+				if (getline(&line, &cap, f) < 0) {
+					want.id = UINT64_MAX - 1;
+					break;
+				}
+				if (json_parse(line, &v) < 0)
+					continue;
+				const struct jv *kind = json_get(&v, "kind"), *by = json_get(&v, "by");
+				if (kind && by && !strcmp(kind->text, "write") && !strcmp(by->text, "instruction")) {
+					json_u64(&v, "id", &want.id);
+					json_u64(&v, "address", &want.address);
+					json_u64(&v, "size", &want.size);
+				}
+				json_free(&v);
+			}
+			if (want.id == r.id && want.address == a.address && want.size == a.size) {
+				matched++;
+				want.id = UINT64_MAX; /* consumed */
+			}
+		}
+	}
+	if (matched != writes)
+		print_error("%llu of %llu trusted writes of the trace are in the truth\n",
+		            (unsigned long long)matched, (unsigned long long)writes);
+	assert_int_equal(matched, writes);
+	free(line);
+	fclose(f);
+	(void)ix;
+}
+
+static void check_truth(const char *args)
+{
+	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t"), *idx = tmp_path(dir, "i");
+	char *truth = tmp_path(dir, "truth.jsonl"), gen_args[512];
+	snprintf(gen_args, sizeof gen_args, "%s --truth %s", args, truth);
+	umtgen(trace, gen_args);
+	umt_trace *t = fx_must_open_dir(trace);
+	umt_index *ix = build_open(t, idx, 2, 0);
+	FILE *f = fopen(truth, "r");
+	assert_non_null(f);
+	char *line = NULL;
+	size_t cap = 0;
+	unsigned counts[2] = {0, 0};
+	while (getline(&line, &cap, f) > 0) {
+		struct jv v;
+		assert_int_equal(json_parse(line, &v), 0);
+		truth_line(ix, t, &v, counts);
+		json_free(&v);
+	}
+	free(line);
+	fclose(f);
+	print_message("truth %s: %u writes, %u known memory bytes checked\n", args, counts[0], counts[1]);
+	assert_true(counts[0] > 0 && counts[1] > 0);
+	writes_are_true(t, ix, truth);
+	umt_index_close(ix);
+	umt_trace_close(t);
+	fx_rmtree(dir);
+	free(dir), free(trace), free(idx), free(truth);
+}
+
+static void test_truth(void **state)
+{
+	(void)state;
+	check_truth("--records 20000 --threads 3 --seed 41");
+	check_truth("--records 15000 --threads 2 --seed 42 --flavour 2014");
+	check_truth("--records 15000 --threads 4 --seed 43 --code32");
+	check_truth("--records 8000 --threads 3 --seed 44 --abort");
+	check_truth("--records 8000 --threads 2 --seed 45 --syscall-rate 40 --mem-share 70");
+}
+
 /* Index of umtgen traces: queries, verify. */
 static void check_generated(const char *args, unsigned rounds)
 {
@@ -875,6 +1041,7 @@ int main(void)
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_stale_and_missing),
 		cmocka_unit_test(test_killed_build),
+		cmocka_unit_test(test_truth),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -284,8 +284,17 @@ static void test_clean_umtgen(void **state)
 		print_message("%s is not built: no umtgen trace to verify\n", gen);
 		skip();
 	}
-	static const char *const args[] = {"--records 30K --threads 5",
-	                                   "--records 20K --threads 2 --flavour 2014 --seed 9"};
+	/* both flavours, both code widths, an aborted process, several sizes and
+	 * shapes of program: every umtgen trace verifies clean */
+	static const char *const args[] = {
+		"--records 30K --threads 5",
+		"--records 20K --threads 2 --flavour 2014 --seed 9",
+		"--records 25K --threads 3 --code32 --seed 11",
+		"--records 15K --threads 4 --code32 --flavour 2014 --seed 12",
+		"--records 12K --threads 6 --abort --seed 13",
+		"--records 40K --threads 1 --call-depth 10 --syscall-rate 60 --mem-share 90 --seed 14",
+		"--records 8K --threads 2 --instructions 200 --call-depth 2 --mem-share 10 --seed 15",
+		"--records 2K --threads 64 --footprint 64K --seed 16"};
 	for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) {
 		char *dir = fx_tmpdir(), cmd[8192];
 		snprintf(cmd, sizeof cmd, "'%s' %s --quiet '%s'", gen, args[i], dir);

@@ -14,7 +14,11 @@
 #     5. each libFuzzer target for a short smoke run from the seed corpus
 #        ($UMT_FUZZ_SECONDS seconds each, default 25);
 #     6. cppcheck and clang-tidy on src/ with the committed configuration
-#        (.cppcheck/suppressions.txt, .clang-tidy).
+#        (.cppcheck/suppressions.txt, .clang-tidy);
+#     7. the Python package (python/, docs/python.md): a fresh pip install into
+#        a temporary directory with Debian's python3, and its tests (pytest)
+#        against the tools of build/release; then the corrupt-trace,
+#        lifetime and thread tests against a build with ASan + UBSan.
 #   Each step says what it runs; the first failure stops with a non-zero status.
 #   Build trees go to build/asan, build/release, build/tsan and build/clang.
 set -eu
@@ -25,6 +29,10 @@ PACKAGES="cmake make gcc pkg-config libxml2-dev libzydis-dev libcmocka-dev pytho
 # is Debian's package of the runtimes of the default clang: libclang-rt-14-dev
 # on Debian 12), and the static analysers.
 TEST_PACKAGES="clang libclang-rt-dev cppcheck clang-tidy"
+# For the Python package: Debian's interpreter and its packages (its tests
+# run with /usr/bin/python3, which sees them; a pyenv or venv python3 does not).
+PYTHON_PACKAGES="python3-dev python3-cffi python3-numpy python3-setuptools python3-pip
+python3-pytest python3-pandas python3-matplotlib"
 
 install_missing() {
 	missing=""
@@ -137,6 +145,35 @@ static_analysis() {
 	fi
 }
 
+# The Python package: installed fresh (new build directory, new target
+# directory) with Debian's python3, then its tests against the tools of
+# build tree $1; then the tests of bad input, lifetimes and threads again
+# on a sanitized build.
+python_suite() {
+	dir=$1
+	py=/usr/bin/python3
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/umt-python.XXXXXX")
+	for flavour in plain sanitized; do
+		san=0
+		[ $flavour = sanitized ] && san=1
+		echo "$py -m pip install --no-build-isolation --no-deps --target $tmp/$flavour ./python" \
+			"(UMTRACE_SANITIZE=$san)"
+		UMTRACE_SANITIZE=$san UMTRACE_BUILD_BASE="$tmp/build-$flavour" \
+			"$py" -m pip install --quiet --root-user-action=ignore --no-build-isolation \
+			--no-deps --no-index --target "$tmp/$flavour" ./python
+	done
+	export UMTRACE_UMTDUMP="$dir/tools/umtdump/umtdump" UMTRACE_UMTGEN="$dir/tools/umtgen/umtgen"
+	echo "pytest python/tests (the fresh install)"
+	PYTHONPATH="$tmp/plain" UMTRACE_EXPECT_DIR="$tmp/plain" \
+		"$py" -m pytest -q -p no:cacheprovider python/tests
+	echo "pytest python/tests/test_errors.py test_lifetimes.py test_threads.py (ASan + UBSan build)"
+	PYTHONPATH="$tmp/sanitized" UMTRACE_EXPECT_DIR="$tmp/sanitized" \
+		LD_PRELOAD="$(gcc -print-file-name=libasan.so)" ASAN_OPTIONS=detect_leaks=0 \
+		"$py" -m pytest -q -p no:cacheprovider python/tests/test_errors.py \
+		python/tests/test_lifetimes.py python/tests/test_threads.py
+	rm -rf "$tmp"
+}
+
 test_all() {
 	start=$(date +%s)
 	export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}"
@@ -162,13 +199,15 @@ test_all() {
 	fi
 	step "static analysis"
 	static_analysis build/clang
+	step "Python package: fresh install, tests (and a sanitized build)"
+	python_suite build/release
 	echo
 	echo "quickstart: every check passed in $(($(date +%s) - start)) s"
 }
 
 case "${1:-}" in
 demo) install_missing $PACKAGES && demo ;;
-test) install_missing $PACKAGES $TEST_PACKAGES && test_all ;;
+test) install_missing $PACKAGES $TEST_PACKAGES $PYTHON_PACKAGES && test_all ;;
 *)
 	echo "usage: sh tools/quickstart.sh demo|test" >&2
 	exit 2

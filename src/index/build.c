@@ -4,10 +4,11 @@
  *
  * Workers take record ranges (umt_exec_split) in increasing order, so a
  * worker's buffer is in (key, locator) order and one stable sort by list
- * orders it completely. A full buffer is sorted and spilled to a scratch
- * file; what remains at the end stays in memory, and when something was
- * spilled the merge's read buffers of the file runs get the rest of
- * the budget (the runs kept hold at most half of it). The scan drops the trace pages it has read from its
+ * orders it completely; the buffer is sorted chunk by chunk, each chunk a
+ * run. A full buffer is spilled to scratch files; what remains at the end
+ * stays in memory, and when something was spilled the runs kept are cut
+ * down to half the budget, the merge's read buffers of the file runs
+ * getting the rest. The scan drops the trace pages it has read from its
  * mapping as it goes, so the resident set stays near the budget.
  */
 #include <errno.h>
@@ -38,25 +39,52 @@ void umt_index_build_options_init(umt_index_build_options *o)
 
 /* ---- the scan ------------------------------------------------------------------------- */
 
+/*
+ * A worker's buffer: cap entries (its share of the budget, less a sort
+ * scratch of chunk entries). Every chunk entries appended are sorted in
+ * place (through the scratch, which stays in the cache) and become a run;
+ * a full buffer is spilled, each chunk a run in a scratch file. So the
+ * budget holds entries, not entries and their copies, and the merge merges
+ * more, shorter runs.
+ */
 struct scan_buf {
 	struct ix_build *b;
 	struct ix_entry *buf, *tmp;
-	size_t n, cap;
+	size_t n, cap, chunk;
+	size_t sorted;       /* [0, sorted) is sorted, chunk by chunk */
+	size_t *ends, nends; /* the chunks' ends */
 	uint64_t accesses;
 };
 
+#define SORT_CHUNK ((size_t)1 << 19) /* entries: 16 MiB, and as much scratch */
+
+/* Sorts the entries appended since the last chunk into a chunk of their own. */
+static void sort_tail(struct scan_buf *s)
+{
+	size_t m = s->n - s->sorted;
+	if (m == 0)
+		return;
+	struct ix_entry *from = s->buf + s->sorted, *r = umt__ix_sort(from, s->tmp, m);
+	if (r != from)
+		memcpy(from, r, m * sizeof *r);
+	s->ends[s->nends++] = s->n;
+	s->sorted = s->n;
+}
+
 static int spill(struct scan_buf *s)
 {
-	if (s->n == 0)
-		return 0;
-	struct ix_entry *sorted = umt__ix_sort(s->buf, s->tmp, s->n);
-	int fd;
-	int rc = umt__ixb_scratch(s->b, "mem.run", &fd);
-	if (rc == 0)
-		rc = umt__ix_run_write(fd, sorted, s->n);
-	if (rc == 0)
-		rc = umt__ixb_add_run(s->b, (struct ix_run){NULL, fd, s->n});
-	s->n = 0;
+	sort_tail(s);
+	int rc = 0;
+	for (size_t c = 0, from = 0; rc == 0 && c < s->nends; from = s->ends[c++]) {
+		int fd;
+		struct ix_run run;
+		rc = umt__ixb_scratch(s->b, "mem.run", &fd);
+		if (rc == 0)
+			rc = umt__ix_run_write(fd, s->buf + from, s->ends[c] - from, &run);
+		if (rc == 0 && (rc = umt__ixb_add_run(s->b, run)) < 0)
+			umt__ix_run_free(&run);
+	}
+	s->n = s->sorted = s->nends = 0;
 	return rc;
 }
 
@@ -69,6 +97,8 @@ static int emit(void *ctx, const struct ix_entry *e)
 			return rc;
 	}
 	s->buf[s->n++] = *e;
+	if (UMT_UNLIKELY(s->n - s->sorted == s->chunk))
+		sort_tail(s);
 	return 0;
 }
 
@@ -128,18 +158,27 @@ static int scan_range(struct scan_buf *s, unsigned k)
 	return rc < 0 ? rc : sections_range(b, k, from, to, 1);
 }
 
-/* The worker's last buffer: kept in memory as a sorted run. */
+/* The worker's last chunks: kept in memory, each a run; the buffer becomes a block. */
 static int keep(struct scan_buf *s)
 {
-	if (s->n == 0)
+	sort_tail(s);
+	if (s->nends == 0)
 		return 0;
-	struct ix_entry *sorted = umt__ix_sort(s->buf, s->tmp, s->n);
-	struct ix_entry *spare = sorted == s->buf ? s->tmp : s->buf;
-	free(spare);
-	s->buf = s->tmp = NULL;
-	int rc = umt__ixb_add_run(s->b, (struct ix_run){sorted, -1, s->n});
-	if (rc < 0)
-		free(sorted);
+	struct ix_build *b = s->b;
+	/* the buffer was touched to its capacity by earlier fills: give back the
+	 * tail the runs do not use, so that the resident set is what the runs hold */
+	struct ix_entry *kept = realloc(s->buf, s->n * sizeof *s->buf);
+	if (kept != NULL)
+		s->buf = kept;
+	pthread_mutex_lock(&b->mu);
+	unsigned block = b->nblocks++; /* at most one per worker */
+	b->blocks[block] = s->buf;
+	pthread_mutex_unlock(&b->mu);
+	s->buf = NULL;
+	int rc = 0;
+	for (size_t c = 0, from = 0; rc == 0 && c < s->nends; from = s->ends[c++])
+		rc = umt__ixb_add_run(b, (struct ix_run){b->blocks[block] + from, -1,
+		                                         s->ends[c] - from, block, NULL, 0, NULL});
 	return rc;
 }
 
@@ -147,10 +186,13 @@ static void *scan_main(void *arg)
 {
 	struct ix_build *b = arg;
 	struct scan_buf s = {.b = b};
-	s.cap = (size_t)(b->budget / b->threads / (2 * sizeof(struct ix_entry)));
+	size_t share = (size_t)(b->budget / b->threads / sizeof(struct ix_entry));
+	s.chunk = share / 4 < SORT_CHUNK ? share / 4 : SORT_CHUNK;
+	s.cap = share - s.chunk;
 	s.buf = malloc(s.cap * sizeof *s.buf);
-	s.tmp = malloc(s.cap * sizeof *s.tmp);
-	int rc = s.buf && s.tmp ? 0 : umt__failf(UMT_E_NOMEM, "index build: out of memory");
+	s.tmp = malloc(s.chunk * sizeof *s.tmp);
+	s.ends = malloc((s.cap / s.chunk + 2) * sizeof *s.ends);
+	int rc = s.buf && s.tmp && s.ends ? 0 : umt__failf(UMT_E_NOMEM, "index build: out of memory");
 	while (rc == 0 && !atomic_load(&b->stop)) {
 		unsigned k = atomic_fetch_add(&b->next_range, 1);
 		if (k >= b->nranges)
@@ -164,7 +206,39 @@ static void *scan_main(void *arg)
 		umt__ixb_fail(b, rc);
 	free(s.buf);
 	free(s.tmp);
+	free(s.ends);
 	return NULL;
+}
+
+/*
+ * When some runs went to files, the merge needs read buffers: the runs kept
+ * in memory must leave half the budget. Blocks are spilled, all their runs,
+ * and freed until they do.
+ */
+static int spill_blocks(struct ix_build *b)
+{
+	if (b->disk_runs == 0)
+		return 0;
+	for (unsigned k = 0; k < b->nblocks && b->mem_run_bytes > b->budget / 2; k++) {
+		for (size_t i = 0; i < b->nruns; i++) {
+			struct ix_run *r = &b->runs[i];
+			if (r->mem == NULL || r->block != k)
+				continue;
+			struct ix_run run;
+			int fd, rc = umt__ixb_scratch(b, "mem.run", &fd);
+			if (rc == 0)
+				rc = umt__ix_run_write(fd, r->mem, r->count, &run);
+			if (rc < 0)
+				return rc;
+			b->mem_run_bytes -= r->count * sizeof(struct ix_entry);
+			b->disk_runs++;
+			b->temp_bytes += run.end; /* scratch runs start at 0 */
+			*r = run;
+		}
+		free(b->blocks[k]);
+		b->blocks[k] = NULL;
+	}
+	return 0;
 }
 
 static int scan(struct ix_build *b)
@@ -185,7 +259,7 @@ static int scan(struct ix_build *b)
 		if (b->runs[i].mem)
 			b->mem_run_bytes += b->runs[i].count * sizeof(struct ix_entry);
 	}
-	return rc;
+	return rc == 0 ? spill_blocks(b) : rc;
 }
 
 /* ---- the build ---------------------------------------------------------------------- */
@@ -252,8 +326,10 @@ static void release(struct ix_build *b)
 		if (b->secs[i]->build_end && b->section_global[b->secs[i]->bit])
 			b->secs[i]->build_end(b->section_global[b->secs[i]->bit]);
 	}
+	for (unsigned k = 0; k < b->nblocks; k++)
+		free(b->blocks[k]);
 	for (size_t i = 0; i < b->nruns; i++)
-		free(b->runs[i].mem);
+		umt__ix_run_free(&b->runs[i]);
 	free(b->runs);
 	free(b->bounds);
 	free(b->parts);

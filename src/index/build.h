@@ -55,6 +55,8 @@ struct ix_build {
 	size_t nruns, runs_cap;
 	uint64_t disk_runs, temp_bytes;
 	uint64_t mem_run_bytes; /* bytes of the runs kept in memory after the scan */
+	struct ix_entry *blocks[UMT_IX_MAX_THREADS]; /* the workers' buffers kept for their runs */
+	unsigned nblocks;
 
 	/* the merge */
 	struct ix_part *parts;

@@ -98,7 +98,10 @@ static int flush_block(struct ix_encoder *e)
 {
 	if (e->block_n == 0)
 		return 0;
-	umt_ix_skip_entry s = {e->first_key, e->post->size - e->list_start, e->seen, e->written};
+	e->seen_before |= e->seen;
+	e->written_before |= e->written;
+	umt_ix_skip_entry s = {e->first_key, e->post->size - e->list_start, e->seen,
+	                       e->written, e->seen_before, e->written_before};
 	int rc = umt__ix_out_put(e->post, e->block, e->block_len);
 	/* a list's skip entries exist only when it has a second block */
 	if (rc == 0 && e->blocks == 0)
@@ -140,6 +143,10 @@ static void put_posting(struct ix_encoder *e, const struct ix_entry *x)
 	if (!same)
 		p += umt__put_varint(p, (uint32_t)x->thread);
 	p += umt__put_varint(p, x->locator);
+	if (umt__ix_inline(page_list, x->len, x->clobber)) {
+		memcpy(p, &x->value, x->len);
+		p += x->len;
+	}
 	e->block_len = (size_t)(p - e->block);
 	e->block_n++;
 	e->prev_key = x->key;
@@ -214,6 +221,7 @@ int umt__ix_encode(struct ix_encoder *e, const struct ix_entry *x)
 		e->list_count = 0;
 		e->list_skip = e->skip->size / sizeof(umt_ix_skip_entry);
 		e->blocks = 0;
+		e->seen_before = e->written_before = 0;
 	}
 	if (e->block_n == UMT_IX_BLOCK && (rc = flush_block(e)) < 0)
 		return rc;

@@ -44,10 +44,11 @@ struct ix_encoder {
 	uint64_t list_start, list_count, list_skip, blocks;
 	umt_ix_skip_entry pending; /* the first block's entry, written once a second follows */
 	/* the block being filled */
-	uint8_t block[UMT_IX_BLOCK * 24];
+	uint8_t block[UMT_IX_BLOCK * 32]; /* a posting: at most 10 + 4 + 5 + 5 + 8 bytes */
 	size_t block_len;
 	unsigned block_n;
 	uint64_t first_key, prev_key, seen, written;
+	uint64_t seen_before, written_before; /* the list's masks so far */
 	int32_t prev_thread;
 };
 

@@ -16,7 +16,7 @@
 #pragma pack(push, 1)
 
 #define UMT_IX_MAGIC "UMTINDEX"
-#define UMT_IX_VERSION 1u
+#define UMT_IX_VERSION 2u
 #define UMT_IX_HEADER_SIZE 4096u
 #define UMT_IX_GRANULE 64u           /* bytes of a fine list */
 #define UMT_IX_GRANULE_SHIFT 6
@@ -27,6 +27,7 @@
 #define UMT_IX_LISTS_PER_PAGE 65u
 #define UMT_IX_BLOCK 128u            /* postings per block */
 #define UMT_IX_FINE_MAX 4u           /* granules an access may touch and stay fine */
+#define UMT_IX_INLINE_MAX 8u         /* value bytes a fine posting carries */
 #define UMT_IX_TOP_STRIDE 256u       /* page entries per top-index entry */
 #define UMT_IX_MAX_FILES 32u
 #define UMT_IX_SECTION_MEMORY 1u     /* bit 0; other sections: src/index/section.h */
@@ -144,8 +145,11 @@ typedef struct umt_ix_skip_entry {
 	uint64_t DataOff;  /* of the block, from the start of its list's data */
 	uint64_t SeenMask;
 	uint64_t WriteMask;
+	uint64_t SeenBefore;  /* SeenMask of this block and every earlier block of the list */
+	uint64_t WrittenBefore; /* WriteMask likewise */
 } umt_ix_skip_entry;
-UMT_ASSERT_SIZE(umt_ix_skip_entry, 32);
+UMT_ASSERT_OFFSET(umt_ix_skip_entry, SeenBefore, 32);
+UMT_ASSERT_SIZE(umt_ix_skip_entry, 48);
 
 #pragma pack(pop)
 

@@ -110,6 +110,7 @@ struct ix_entry {
 	uint8_t kind;     /* UMT_IX_K_* */
 	uint8_t clobber;  /* a write whose value is not trusted */
 	uint8_t pad[2];
+	uint64_t value;   /* the bytes [lo, lo + len) when umt__ix_inline() (memory order) */
 };
 
 /** Whether access @p a is indexed (umtrace.h 8b, index.h section 1). */
@@ -146,7 +147,18 @@ struct ix_posting {
 	int32_t thread;
 	uint16_t lo, len;
 	uint8_t kind, clobber;
+	uint64_t value; /* its bytes, when umt__ix_inline() */
 };
+
+/**
+ * Whether a posting carries its value bytes in the index: fine postings of
+ * trusted values of up to UMT_IX_INLINE_MAX bytes in their granule, so that
+ * memory at a record reads the index alone (docs/index-format.md).
+ */
+static inline bool umt__ix_inline(bool page_list, unsigned len, bool clobber)
+{
+	return !page_list && !clobber && len <= UMT_IX_INLINE_MAX;
+}
 
 /** One page of mem.post, its footer checked. */
 struct ix_page {

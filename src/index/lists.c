@@ -220,6 +220,13 @@ static bool decode_rest(const struct ix_list *l, const uint8_t **p, const uint8_
 	if (!umt__get_varint(p, end, &v) || v > UINT32_MAX)
 		return false;
 	o->locator = (uint32_t)v;
+	o->value = 0;
+	if (umt__ix_inline(l->page_list, o->len, o->clobber)) {
+		if (end - *p < o->len)
+			return false;
+		memcpy(&o->value, *p, o->len);
+		*p += o->len;
+	}
 	return !(o->clobber && o->kind != UMT_IX_K_WRITE);
 }
 
@@ -312,10 +319,23 @@ static bool block_wanted(const struct ix_cursor_l *c, uint64_t b)
 	return (m & c->mask) != 0;
 }
 
+/* Backwards: whether no block up to @p b (included) has a posting the cursor wants. */
+static bool nothing_before(const struct ix_cursor_l *c, uint64_t b)
+{
+	if (c->dir > 0 || c->mask == 0 || c->l.skip == NULL)
+		return false;
+	uint64_t m = c->writes_only ? c->l.skip[b].WrittenBefore : c->l.skip[b].SeenBefore;
+	return (m & c->mask) == 0;
+}
+
 /* Decodes the next wanted block from @p b on, in the cursor's direction. */
 static int load_block(struct ix_cursor_l *c, uint64_t b)
 {
 	for (;;) {
+		if (nothing_before(c, b)) { /* a backward walk ends here: nothing earlier helps */
+			c->done = true;
+			return 0;
+		}
 		if (block_wanted(c, b)) {
 			int n = umt__ix_block_decode(&c->l, b, c->buf);
 			if (n < 0)

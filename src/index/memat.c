@@ -6,7 +6,9 @@
  * settles the bytes it covers that are still open, until none is open or
  * both lists are exhausted. Blocks whose masks miss the open bytes are
  * skipped undecoded, so bytes never observed cost a few skip entries, not
- * the list's whole history.
+ * the list's whole history. Small values come from the postings themselves
+ * (umt__ix_inline()): the trace is read only for wide accesses, so a query
+ * touches the index's pages, not one trace page per source record.
  */
 #include <stdlib.h>
 
@@ -32,7 +34,9 @@ static int settle(struct memat *m, uint64_t gbase, uint64_t *open, const struct 
 	if (last < gbase || first > gbase + UMT_IX_GRANULE - 1)
 		return 0;
 	uint64_t record = p->key >> 1;
-	if (!p->clobber && !(m->cached && m->cached_record == record && m->cached_locator == p->locator)) {
+	bool inl = umt__ix_inline(c->l.page_list, p->len, p->clobber);
+	if (!p->clobber && !inl &&
+	    !(m->cached && m->cached_record == record && m->cached_locator == p->locator)) {
 		int rc = umt__ix_fetch(m->ix, record, p->locator, &m->access);
 		if (rc < 0)
 			return rc;
@@ -51,6 +55,15 @@ static int settle(struct memat *m, uint64_t gbase, uint64_t *open, const struct 
 			m->sources[i] = record;
 		if (p->clobber)
 			continue; /* unknown from here on: data 0, known 0 */
+		if (inl) { /* value holds bytes [first, last] in memory order */
+			uint8_t v[8];
+			memcpy(v, &p->value, sizeof v);
+			if (m->data)
+				m->data[i] = v[gbase + b - first];
+			if (m->known)
+				m->known[i] = 1;
+			continue;
+		}
 		uint64_t off = gbase + b - m->access.address;
 		if (off >= m->access.size)
 			return umt__failf(UMT_E_CORRUPT,

@@ -6,10 +6,10 @@
  * postings, so the result does not depend on the partitioning.
  *
  * Memory: the runs the scan kept in memory hold at most half the budget;
- * the merge reads the file runs through chunk buffers, threads x file runs
+ * the merge reads the file runs through read buffers, threads x file runs
  * of them, sized to fit the rest; when there are too many file runs for
- * chunks of at least MIN_CHUNK entries, groups of them are first merged
- * into longer ones.
+ * buffers of at least UMT_IX_CURSOR_MIN bytes, groups of them are first
+ * merged into longer ones.
  */
 #include <stdlib.h>
 #include <unistd.h>
@@ -17,22 +17,21 @@
 #include "build.h"
 #include "encode.h"
 
-#define MIN_CHUNK 2048u       /* entries (64 KiB) */
 #define OUT_BUFFER (256u << 10)
-#define SAMPLES_PER_RUN 256u
 #define PARTS_PER_THREAD 4u
 #define PROGRESS_EVERY 65536u
 
-/* Opens cursors on entries [from[i], to[i]) of every run, with chunk buffers. */
+/* Opens cursors on entries [from[i], to[i]) of every run, file runs with buffers of @p cap bytes. */
 static int open_cursors(const struct ix_run *runs, size_t n,
-                        const uint64_t *from, const uint64_t *to, size_t chunk,
-                        struct ix_cursor *c, struct ix_entry **bufs)
+                        const uint64_t *from, const uint64_t *to, size_t cap,
+                        struct ix_cursor *c, uint8_t **bufs)
 {
+	cap = cap < UMT_IX_CURSOR_MIN ? UMT_IX_CURSOR_MIN : cap;
 	for (size_t i = 0; i < n; i++) {
 		bufs[i] = NULL;
-		if (runs[i].mem == NULL && (bufs[i] = malloc(chunk * sizeof **bufs)) == NULL)
+		if (runs[i].mem == NULL && (bufs[i] = malloc(cap)) == NULL)
 			return umt__failf(UMT_E_NOMEM, "index build: out of memory");
-		int rc = umt__ix_cursor_init(&c[i], &runs[i], from[i], to[i], bufs[i], chunk);
+		int rc = umt__ix_cursor_init(&c[i], &runs[i], from[i], to[i], bufs[i], cap);
 		if (rc < 0)
 			return rc;
 	}
@@ -41,44 +40,40 @@ static int open_cursors(const struct ix_run *runs, size_t n,
 
 /* ---- merging groups of runs into longer runs ----------------------------------------- */
 
-static int merge_group(struct ix_build *b, const struct ix_run *runs, size_t n, size_t chunk,
+static int merge_group(struct ix_build *b, const struct ix_run *runs, size_t n, size_t cap,
                        struct ix_run *out)
 {
 	struct ix_cursor *c = calloc(n, sizeof *c);
-	struct ix_entry **bufs = calloc(n, sizeof(struct ix_entry *)), *wbuf = malloc(chunk * sizeof *wbuf);
+	uint8_t **bufs = calloc(n, sizeof(uint8_t *));
 	uint64_t *from = calloc(n, sizeof *from), *to = calloc(n, sizeof *to);
 	struct ix_merge m = {0};
+	struct ix_run_writer w = {0};
 	int fd = -1;
-	int rc = c && bufs && wbuf && from && to ? 0 : umt__failf(UMT_E_NOMEM, "index build: out of memory");
+	int rc = c && bufs && from && to ? 0 : umt__failf(UMT_E_NOMEM, "index build: out of memory");
 	for (size_t i = 0; rc == 0 && i < n; i++)
 		to[i] = runs[i].count;
 	if (rc == 0)
-		rc = open_cursors(runs, n, from, to, chunk, c, bufs);
+		rc = open_cursors(runs, n, from, to, cap, c, bufs);
 	if (rc == 0)
 		rc = umt__ix_merge_init(&m, c, n);
 	if (rc == 0)
 		rc = umt__ixb_scratch(b, "mem.run", &fd);
-	uint64_t written = 0;
-	size_t k = 0;
+	if (rc == 0)
+		rc = umt__ix_runw_init(&w, fd, cap);
 	for (const struct ix_entry *e; rc == 0 && (e = umt__ix_merge_top(&m)) != NULL;) {
-		wbuf[k++] = *e;
-		if (k == chunk) {
-			rc = umt__ix_pwrite_all(fd, wbuf, k * sizeof *wbuf, written * sizeof *wbuf);
-			written += k;
-			k = 0;
-		}
+		rc = umt__ix_runw_put(&w, e);
 		if (rc == 0)
 			rc = umt__ix_merge_pop(&m);
 	}
-	if (rc == 0 && k)
-		rc = umt__ix_pwrite_all(fd, wbuf, k * sizeof *wbuf, written * sizeof *wbuf);
-	*out = (struct ix_run){NULL, fd, written + k};
+	if (rc == 0)
+		rc = umt__ix_runw_finish(&w, out);
+	else
+		umt__ix_runw_free(&w);
 	umt__ix_merge_free(&m);
 	for (size_t i = 0; bufs && i < n; i++)
 		free(bufs[i]);
 	free(c);
 	free(bufs);
-	free(wbuf);
 	free(from);
 	free(to);
 	return rc;
@@ -104,26 +99,28 @@ static size_t memory_runs_first(struct ix_build *b)
 	return mem;
 }
 
-/* Merges groups of file runs until threads x file runs chunks of MIN_CHUNK fit. */
+/* Merges groups of file runs until threads x file runs buffers of UMT_IX_CURSOR_MIN fit. */
 static int reduce_runs(struct ix_build *b)
 {
 	uint64_t budget = read_budget(b);
-	size_t fan_in = (size_t)(budget / (b->threads * (uint64_t)MIN_CHUNK * sizeof(struct ix_entry)));
+	size_t fan_in = (size_t)(budget / (b->threads * (uint64_t)UMT_IX_CURSOR_MIN));
 	if (fan_in < 2)
 		fan_in = 2;
 	size_t mem = memory_runs_first(b);
 	while (b->nruns - mem > fan_in) {
 		size_t files = b->nruns - mem, groups = (files + fan_in - 1) / fan_in, k = mem;
-		size_t chunk = (size_t)(budget / ((fan_in + 1) * sizeof(struct ix_entry)));
+		size_t cap = (size_t)(budget / (fan_in + 1));
 		for (size_t g = mem; g < b->nruns; g += fan_in) {
 			size_t n = b->nruns - g < fan_in ? b->nruns - g : fan_in;
 			struct ix_run merged;
-			int rc = merge_group(b, &b->runs[g], n, chunk, &merged);
+			int rc = merge_group(b, &b->runs[g], n, cap, &merged);
 			if (rc < 0)
 				return rc;
+			for (size_t i = g; i < g + n; i++)
+				umt__ix_run_free(&b->runs[i]);
 			b->runs[k++] = merged; /* g >= k: the group was read before its slot is reused */
 			b->disk_runs++;
-			b->temp_bytes += merged.count * sizeof(struct ix_entry);
+			b->temp_bytes += merged.end;
 		}
 		b->nruns = mem + groups; /* the file runs' descriptors belong to the commit */
 		b->stats.merge_passes++;
@@ -145,26 +142,25 @@ static int choose_parts(struct ix_build *b)
 	unsigned want = b->entries >= (1u << 20) ? b->threads * PARTS_PER_THREAD : 1;
 	if (b->nruns == 0)
 		want = 1;
-	uint64_t *pool = malloc((b->nruns * SAMPLES_PER_RUN + 1) * sizeof *pool);
+	size_t samples = 1;
+	for (size_t r = 0; r < b->nruns; r++)
+		samples += (size_t)((b->runs[r].count + UMT_IX_FRAME - 1) / UMT_IX_FRAME);
+	uint64_t *pool = malloc(samples * sizeof *pool);
 	b->parts = calloc(want, sizeof *b->parts);
 	if (pool == NULL || b->parts == NULL) {
 		free(pool);
 		return umt__failf(UMT_E_NOMEM, "index build: out of memory");
 	}
 	size_t n = 0;
-	int rc = 0;
-	for (size_t r = 0; rc == 0 && r < b->nruns; r++) {
-		uint64_t count = b->runs[r].count;
-		for (uint64_t s = 0; rc == 0 && s < SAMPLES_PER_RUN && s < count; s++) {
-			struct ix_entry e;
-			rc = umt__ix_run_get(&b->runs[r], count * s / SAMPLES_PER_RUN, &e);
-			pool[n++] = e.list >> 7;
-		}
+	for (size_t r = 0; r < b->nruns; r++) { /* one sample per frame of entries */
+		const struct ix_run *run = &b->runs[r];
+		for (uint64_t i = 0; i < run->count; i += UMT_IX_FRAME)
+			pool[n++] = run->mem ? run->mem[i].list >> 7 : run->frames[i / UMT_IX_FRAME].first_page;
 	}
 	qsort(pool, n, sizeof *pool, cmp_u64);
 	unsigned p = 0;
 	b->parts[0].first_page = 0;
-	for (unsigned k = 1; rc == 0 && k < want; k++) {
+	for (unsigned k = 1; n > 0 && k < want; k++) {
 		uint64_t cut = pool[n * k / want];
 		if (cut > b->parts[p].first_page) {
 			b->parts[p].end_page = cut;
@@ -174,7 +170,7 @@ static int choose_parts(struct ix_build *b)
 	b->parts[p].end_page = UINT64_MAX;
 	b->nparts = p + 1;
 	free(pool);
-	return rc;
+	return 0;
 }
 
 /* ---- one partition ------------------------------------------------------------------- */
@@ -227,7 +223,7 @@ static int merge_part(struct ix_build *b, struct ix_part *pt)
 {
 	size_t n = b->nruns, alloc = n ? n : 1;
 	struct ix_cursor *c = calloc(alloc, sizeof *c);
-	struct ix_entry **bufs = calloc(alloc, sizeof(struct ix_entry *));
+	uint8_t **bufs = calloc(alloc, sizeof(uint8_t *));
 	uint64_t *from = calloc(alloc, sizeof *from), *to = calloc(alloc, sizeof *to);
 	struct ix_merge m = {0};
 	int rc = c && bufs && from && to ? 0 : umt__failf(UMT_E_NOMEM, "index build: out of memory");
@@ -239,11 +235,9 @@ static int merge_part(struct ix_build *b, struct ix_part *pt)
 	size_t files = 0;
 	for (size_t i = 0; i < n; i++)
 		files += b->runs[i].mem == NULL;
-	uint64_t chunk = read_budget(b) / ((uint64_t)b->threads * (files ? files : 1) *
-	                                   sizeof(struct ix_entry));
+	uint64_t cap = read_budget(b) / ((uint64_t)b->threads * (files ? files : 1));
 	if (rc == 0)
-		rc = open_cursors(b->runs, n, from, to, chunk < MIN_CHUNK ? MIN_CHUNK : (size_t)chunk, c,
-		                  bufs);
+		rc = open_cursors(b->runs, n, from, to, (size_t)cap, c, bufs);
 	if (rc == 0)
 		rc = umt__ix_merge_init(&m, c, n);
 	if (rc == 0)

@@ -27,8 +27,8 @@ unsigned umt__ix_access_kind(unsigned stored)
  * address space needs no overflow), one per unit of 2^shift bytes: fine
  * granules or pages.
  */
-static int split(struct ix_entry *e, uint64_t first, uint64_t last, unsigned shift,
-                 umt_ix_emit emit, void *ctx)
+static int split(struct ix_entry *e, const umt_access *a, uint64_t first, uint64_t last,
+                 unsigned shift, umt_ix_emit emit, void *ctx)
 {
 	uint64_t unit_last = (1ull << shift) - 1;
 	for (uint64_t u = first >> shift; u <= last >> shift; u++) {
@@ -40,6 +40,9 @@ static int split(struct ix_entry *e, uint64_t first, uint64_t last, unsigned shi
 		e->list = shift == UMT_IX_GRANULE_SHIFT
 		                  ? ((u >> 6) << 7) | (u & 63)
 		                  : (u << 7) | UMT_IX_PAGE_LIST;
+		e->value = 0;
+		if (umt__ix_inline(shift != UMT_IX_GRANULE_SHIFT, e->len, e->clobber))
+			memcpy(&e->value, a->data + (lo - a->address), e->len);
 		int rc = emit(ctx, e);
 		if (rc)
 			return rc;
@@ -63,7 +66,7 @@ int umt__ix_postings(const umt_access *a, umt_ix_emit emit, void *ctx)
 	uint64_t last = a->size - 1 > UINT64_MAX - first ? UINT64_MAX : first + (a->size - 1);
 	uint64_t granules = (last >> UMT_IX_GRANULE_SHIFT) - (first >> UMT_IX_GRANULE_SHIFT) + 1;
 	unsigned shift = granules <= UMT_IX_FINE_MAX ? UMT_IX_GRANULE_SHIFT : UMT_IX_PAGE_SHIFT;
-	return split(&e, first, last, shift, emit, ctx);
+	return split(&e, a, first, last, shift, emit, ctx);
 }
 
 int umt__ix_record_postings(const umt_trace *t, const umt_rec *r, umt_ix_emit emit, void *ctx,

@@ -26,35 +26,81 @@ static inline bool umt__ix_entry_less(const struct ix_entry *a, const struct ix_
  */
 UMT_HIDDEN struct ix_entry *umt__ix_sort(struct ix_entry *a, struct ix_entry *tmp, size_t n);
 
-/** A sorted run: in memory (mem != NULL) or in a scratch file (fd). */
-struct ix_run {
-	struct ix_entry *mem; /* owned (freed with the run) */
-	int fd;               /* -1 for memory runs; owned by the build's commit */
-	uint64_t count;
+/*
+ * A sorted run: in memory (mem != NULL), or in a scratch file, compressed:
+ * frames of UMT_IX_FRAME entries, each entry delta-coded against the one
+ * before it in its frame (runs.c says how), about a third of the entries'
+ * size. Less to write and read back, less write-back for the kernel to
+ * throttle, and a third of the temporary disk space. The frame table (16
+ * bytes a frame, in memory) locates entry i's frame and a page's first
+ * frame without reading the file.
+ */
+#define UMT_IX_FRAME 4096u
+
+struct ix_frame {
+	uint64_t offset;     /* in the file */
+	uint64_t first_page; /* of the frame's first entry */
 };
 
-/** Writes @p n entries to @p fd from offset 0. @return 0; UMT_E_IO. */
-UMT_HIDDEN int umt__ix_run_write(int fd, const struct ix_entry *e, uint64_t n);
+struct ix_run {
+	struct ix_entry *mem; /* in a worker's buffer (struct ix_build's blocks own them) */
+	int fd;               /* -1 for memory runs; owned by the build's commit */
+	uint64_t count;
+	unsigned block;       /* memory runs: the block holding them */
+	struct ix_frame *frames; /* file runs: ceil(count / UMT_IX_FRAME), owned; offsets in fd */
+	uint64_t end;         /* file runs: where the run's bytes end in fd (its size for scratch
+	                         files, which hold one run from offset 0) */
+	const char *name;     /* file runs from another process (parts.c): the file, for
+	                         messages; NULL for scratch files */
+};
 
-/** Entry @p i of a run (one pread for file runs). @return 0; UMT_E_IO. */
-UMT_HIDDEN int umt__ix_run_get(const struct ix_run *r, uint64_t i, struct ix_entry *out);
+/** Writes a file run entry by entry, through a buffer. */
+struct ix_run_writer {
+	int fd;
+	uint8_t *buf;
+	size_t cap, len;
+	uint64_t offset, count;
+	struct ix_frame *frames;
+	size_t nframes, frames_cap;
+	struct ix_entry prev;
+};
 
-/** The first entry of @p r at or after index @p lo whose page is >= @p page. */
+/** Starts a run in @p fd (from offset 0) with a buffer of @p cap bytes. @return 0; UMT_E_NOMEM. */
+UMT_HIDDEN int umt__ix_runw_init(struct ix_run_writer *w, int fd, size_t cap);
+/** Appends @p e (in entry order). @return 0; UMT_E_IO, UMT_E_NOMEM. */
+UMT_HIDDEN int umt__ix_runw_put(struct ix_run_writer *w, const struct ix_entry *e);
+/** Flushes and describes the run in @p out (which then owns the frames). @return 0; UMT_E_IO. */
+UMT_HIDDEN int umt__ix_runw_finish(struct ix_run_writer *w, struct ix_run *out);
+/** Frees what the writer still owns (after a failure). */
+UMT_HIDDEN void umt__ix_runw_free(struct ix_run_writer *w);
+
+/** Writes @p n sorted entries as the file run @p out in @p fd. @return 0; UMT_E_IO, UMT_E_NOMEM. */
+UMT_HIDDEN int umt__ix_run_write(int fd, const struct ix_entry *e, uint64_t n, struct ix_run *out);
+
+/** Frees a run's frame table. */
+UMT_HIDDEN void umt__ix_run_free(struct ix_run *r);
+
+/** The index of the first entry of @p r whose page is >= @p page. @return 0; UMT_E_IO. */
 UMT_HIDDEN int umt__ix_run_seek(const struct ix_run *r, uint64_t page, uint64_t *out);
 
-/** Reads entries [from, to) of a run in chunks. */
+/** Reads entries [from, to) of a run: in place for memory runs, decoded from a buffer for files. */
 struct ix_cursor {
 	const struct ix_run *run;
-	uint64_t next, end;        /* entries of the run still to read */
-	struct ix_entry *buf;      /* file runs: chunk buffer (not owned) */
-	size_t cap, n, i;          /* its capacity, fill, position */
+	uint64_t next, end;         /* entries of the run still to read */
+	uint8_t *buf;               /* file runs: bytes read ahead (not owned) */
+	size_t cap, len, pos;       /* its capacity, fill, position */
+	uint64_t file_off;          /* the file offset of buf[len] */
+	struct ix_entry one;        /* file runs: the current entry */
 	const struct ix_entry *cur; /* the current entry, NULL at the end */
 };
 
-/** Positions @p c on [from, to) of @p r with chunk buffer @p buf of @p cap entries. */
+/** Bytes a cursor's buffer needs at least. */
+#define UMT_IX_CURSOR_MIN (64u << 10)
+
+/** Positions @p c on [from, to) of @p r with a buffer @p buf of @p cap bytes (>= UMT_IX_CURSOR_MIN). */
 UMT_HIDDEN int umt__ix_cursor_init(struct ix_cursor *c, const struct ix_run *r, uint64_t from,
-                                   uint64_t to, struct ix_entry *buf, size_t cap);
-/** Moves to the next entry (cur NULL at the end). @return 0; UMT_E_IO. */
+                                   uint64_t to, uint8_t *buf, size_t cap);
+/** Moves to the next entry (cur NULL at the end). @return 0; UMT_E_IO, UMT_E_CORRUPT. */
 UMT_HIDDEN int umt__ix_cursor_next(struct ix_cursor *c);
 
 /** A k-way merge of cursors, smallest entry first. */

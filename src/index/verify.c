@@ -30,7 +30,7 @@ static int match(void *ctx, const struct ix_entry *e)
 	const struct ix_posting *p = v->want;
 	if (e->list == v->want_list && e->key == p->key && e->locator == p->locator &&
 	    e->thread == p->thread && e->lo == p->lo && e->len == p->len && e->kind == p->kind &&
-	    e->clobber == p->clobber)
+	    e->clobber == p->clobber && e->value == p->value)
 		v->found = true;
 	return 0;
 }
@@ -69,10 +69,11 @@ static int check_list(struct vstate *v, const struct ix_list *l, uint64_t list_i
                       struct ix_posting *buf)
 {
 	if (l->skip && (l->skip_index != v->skips || l->skip[0].DataOff != 0))
-		return umt__ix_corrupt(UMT_E_CORRUPT, IX_F_SKIP, 64 + l->skip_index * 32,
+		return umt__ix_corrupt(UMT_E_CORRUPT, IX_F_SKIP,
+		                       64 + l->skip_index * sizeof(umt_ix_skip_entry),
 		                       "skip entries of list 0x%llx out of sequence",
 		                       (unsigned long long)list_id);
-	uint64_t prev_key = 0, count = 0;
+	uint64_t prev_key = 0, count = 0, seen_before = 0, written_before = 0;
 	uint32_t prev_loc = 0;
 	for (uint64_t b = 0; b < l->blocks; b++) {
 		int n = umt__ix_block_decode(l, b, buf);
@@ -95,8 +96,13 @@ static int check_list(struct vstate *v, const struct ix_list *l, uint64_t list_i
 			prev_loc = p->locator;
 			count++;
 		}
-		if (l->skip && (l->skip[b].SeenMask != seen || l->skip[b].WriteMask != written))
-			return umt__ix_corrupt(UMT_E_CORRUPT, IX_F_SKIP, 64 + (l->skip_index + b) * 32,
+		seen_before |= seen;
+		written_before |= written;
+		if (l->skip && (l->skip[b].SeenMask != seen || l->skip[b].WriteMask != written ||
+		                l->skip[b].SeenBefore != seen_before ||
+		                l->skip[b].WrittenBefore != written_before))
+			return umt__ix_corrupt(UMT_E_CORRUPT, IX_F_SKIP,
+			                       64 + (l->skip_index + b) * sizeof(umt_ix_skip_entry),
 			                       "masks of block %llu of list 0x%llx differ from its postings",
 			                       (unsigned long long)b, (unsigned long long)list_id);
 	}

@@ -21,10 +21,7 @@ for args in "exec" "--json exec --operands" "ins" "stats" "--json context-map"; 
 	{ "$umtdump" $args "$tmp/big" 2>"$tmp/err"; echo $? >"$tmp/status"; } | head -n 2 >"$tmp/head"
 	st=$(cat "$tmp/status")
 	[ "$st" = 0 ] || [ "$st" = 1 ] || fail "umtdump $args | head: status $st"
-	# umtgen's code bytes are random until it encodes real instructions: ins reports
-	# those rows (a content error, status 1), nothing else may reach stderr
-	grep -v 'are not one 64-bit x86 instruction' "$tmp/err" >"$tmp/err2"
-	[ -s "$tmp/err2" ] && { fail "umtdump $args | head wrote to stderr:"; cat "$tmp/err2"; }
+	[ -s "$tmp/err" ] && { fail "umtdump $args | head wrote to stderr:"; cat "$tmp/err"; }
 	[ "$(wc -l <"$tmp/head")" -eq 2 ] || fail "umtdump $args | head: no output"
 done
 
@@ -90,7 +87,7 @@ cp "$here"/xed-sample/xed-*.h "$tmp/doc/XED v20140106/"
 cp "$here"/xed-sample/syscall_unified_id_v1.h "$tmp/doc/"
 "$umtdump" --xed-dir "$tmp/doc" ins --id 1 "$src/examples/sample-trace" >"$tmp/out" 2>"$tmp/err" ||
 	fail "ins with older name tables failed"
-grep -q "mnemonic 433 (MOV)" "$tmp/out" || fail "older name tables: no names"
+grep -q "mnemonic [0-9][0-9]* (MOV)" "$tmp/out" || fail "older name tables: no names"
 grep -q "^umtdump: note: .*XED 20150121, newer than the name tables' XED 20140106" "$tmp/err" ||
 	fail "older name tables: no note: $(cat "$tmp/err")"
 "$umtdump" --quiet --xed-dir "$tmp/doc" ins --id 1 "$src/examples/sample-trace" 2>"$tmp/err" \

@@ -18,7 +18,7 @@ fail() { echo "FAIL: $*"; failed=1; }
 cp -r "$src/examples/sample-trace" "$tmp/writable"
 "$umtdump" --quiet index "$tmp/writable" >/dev/null || fail "index of a writable trace"
 [ -f "$tmp/writable/umtindex/index.umti" ] || fail "no TRACE/umtindex/index.umti"
-n=$("$umtdump" --json history "$tmp/writable" 0x24fd00 | wc -l)
+n=$("$umtdump" --json history "$tmp/writable" 0x100ff18 | wc -l)
 [ "$n" -ge 1 ] || fail "history finds no access in the default index"
 
 # a read-only trace directory: the cache directory, by an unprivileged user
@@ -50,7 +50,7 @@ for var in XDG_CACHE_HOME HOME; do
 	ls "$where"/*/index.umti >/dev/null 2>&1 || fail "no index under $where ($var)"
 	# shellcheck disable=SC2086
 	env -u XDG_CACHE_HOME $env $as_user "$tmp/umtdump" --json mem --at 10 "$tmp/ro/trace" \
-		0x24fd00 1 >"$tmp/out" 2>&1 || fail "mem from the cached index ($var): $(cat "$tmp/out")"
+		0x100ff18 1 >"$tmp/out" 2>&1 || fail "mem from the cached index ($var): $(cat "$tmp/out")"
 done
 
 # --index DIR: index writes there, history reads there, and nowhere else
@@ -59,7 +59,7 @@ cp -r "$src/examples/sample-trace" "$tmp/named"
 	fail "index --index DIR"
 [ -f "$tmp/elsewhere/index.umti" ] || fail "--index DIR: no index.umti there"
 [ -d "$tmp/named/umtindex" ] && fail "--index DIR also wrote beside the trace"
-"$umtdump" --index "$tmp/elsewhere" history "$tmp/named" 0x24fd00 >/dev/null ||
+"$umtdump" --index "$tmp/elsewhere" history "$tmp/named" 0x100ff18 >/dev/null ||
 	fail "history --index DIR"
 [ $failed -eq 0 ] && echo "indexes are where umtdump(1) says"
 exit $failed

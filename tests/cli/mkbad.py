@@ -8,8 +8,8 @@ Each directory OUT_DIR/bad-NAME is one corruption:
   truncated    exec.vtable lost its last 100 bytes (open fails)
   offsets      exec.offsets[5] points past exec.vtable (records 4 and 5 are bad)
   type         record 7 has the undefined type 7
-  insid        instruction record 2 has InsID 99 (10 instructions)
-  lcsize       instruction 0 asks for an LC of 200 bytes (record 1 has 24)
+  insid        instruction record 2 has InsID 99999 (past the instruction table)
+  lcsize       instruction 0 asks for an LC of 200 bytes (record 1 has 56)
   syscall      syscall record 0 has a Size of 10 (less than 56)
   module       module 0's WinNameFP points past the file
   disasm       instruction 3's DisasmFP is negative
@@ -74,7 +74,7 @@ def main():
     patch(d, "exec.vtable", record_offset(d, 7) + 4, "<B", 7)
 
     d = copy(sample, out, "insid")
-    patch(d, "exec.vtable", record_offset(d, 2) + 6, "<q", 99)
+    patch(d, "exec.vtable", record_offset(d, 2) + 6, "<q", 99999)
 
     d = copy(sample, out, "lcsize")
     row, extra_fp = ins_row(d, 0)
