@@ -126,14 +126,15 @@ static void decode_operands(struct decoded *d, uint8_t n)
 /* Decodes row @p id: exactly CodeSize bytes as one instruction, no operands yet. */
 static int decode_row(const umt_trace *t, uint64_t id, struct decoded *d)
 {
-	const umt_ins_rec *row;
-	const uint8_t *code;
-	unsigned size;
+	const umt_ins_rec *row = NULL;
+	const uint8_t *code = NULL;
+	unsigned size = 0;
 	int rc = umt_ins_get(t, id, &row);
 	if (rc == 0)
 		rc = umt_ins_code(t, id, &code, &size);
-	if (rc < 0)
-		return rc;
+	if (rc != 0 || row == NULL || code == NULL)
+		return rc < 0 ? rc : umt__failf(UMT_E_INVAL, "umt_sem: no row %llu",
+		                                (unsigned long long)id);
 	d->is64 = row->CSis64Bits != 0;
 	d->address = (uint64_t)row->Address;
 	d->nops = 0;

@@ -30,7 +30,7 @@
 #define OWN INT64_MIN /* the row's own entry: its ModuleID's, or outside modules */
 
 struct slot {
-	uint64_t row;   /* UINT64_MAX: empty */
+	uint64_t row1;  /* the row + 1; 0: empty */
 	int64_t key;    /* OWN, or the module a floating row ran in */
 	uint64_t count;
 };
@@ -48,11 +48,9 @@ static size_t hash(uint64_t row, int64_t key, size_t cap)
 
 static int table_alloc(struct table *t, size_t cap)
 {
-	t->tab = malloc(cap * sizeof *t->tab);
+	t->tab = calloc(cap, sizeof *t->tab);
 	if (t->tab == NULL)
 		return umt__failf(UMT_E_NOMEM, "index build: coverage: out of memory");
-	for (size_t i = 0; i < cap; i++)
-		t->tab[i].row = UINT64_MAX;
 	t->cap = cap;
 	t->n = 0;
 	return 0;
@@ -64,21 +62,21 @@ static int table_add(struct table *t, uint64_t row, int64_t key, uint64_t count)
 	size_t j = hash(row, key, t->cap);
 	for (;; j = (j + 1) & (t->cap - 1)) {
 		struct slot *e = &t->tab[j];
-		if (e->row == row && e->key == key) {
+		if (e->row1 == row + 1 && e->key == key) {
 			e->count += count;
 			return 0;
 		}
-		if (e->row == UINT64_MAX)
+		if (e->row1 == 0)
 			break;
 	}
-	t->tab[j] = (struct slot){row, key, count};
+	t->tab[j] = (struct slot){row + 1, key, count};
 	if (++t->n * 2 < t->cap)
 		return 0;
 	struct table bigger;
 	int rc = table_alloc(&bigger, 2 * t->cap);
 	for (size_t i = 0; rc == 0 && i < t->cap; i++)
-		if (t->tab[i].row != UINT64_MAX)
-			table_add(&bigger, t->tab[i].row, t->tab[i].key, t->tab[i].count);
+		if (t->tab[i].row1 != 0)
+			table_add(&bigger, t->tab[i].row1 - 1, t->tab[i].key, t->tab[i].count);
 	if (rc == 0) {
 		free(t->tab);
 		*t = bigger;
@@ -210,10 +208,10 @@ static int count_own(struct range *s, uint64_t row)
 static int __attribute__((noinline)) count_floating(struct range *s, uint64_t row,
                                                     const umt_rec *r)
 {
-	const umt_ins_rec *ir;
-	uint64_t m;
+	const umt_ins_rec *ir = NULL;
+	uint64_t m = 0;
 	int rc = umt_ins_get(s->g->b->t, row, &ir);
-	if (rc == 0)
+	if (rc == 0 && ir != NULL)
 		rc = umt_module_find(s->g->b->t, (uint64_t)ir->Address, r->id, &m);
 	if (rc == UMT_E_NOT_FOUND)
 		return count_own(s, row); /* outside modules */
@@ -257,8 +255,8 @@ static int range_end(struct ix_build *b, void *state)
 	pthread_mutex_lock(&b->mu);
 	for (size_t i = 0; rc == 0 && i < s->t.cap; i++) {
 		const struct slot *e = &s->t.tab[i];
-		if (e->row != UINT64_MAX) /* OWN: the row's own entry (-1 means that to _add) */
-			rc = umt__cov_add(b->t, &s->g->totals, e->row, e->key == OWN ? -1 : e->key,
+		if (e->row1 != 0) /* OWN: the row's own entry (-1 means that to _add) */
+			rc = umt__cov_add(b->t, &s->g->totals, e->row1 - 1, e->key == OWN ? -1 : e->key,
 			                  e->count);
 	}
 	if (s->d != NULL) {

@@ -182,7 +182,7 @@ static int rescan(const umt_trace *t, umt_ix_cov_module **m, umt_ix_cov_address 
 		if (rc == 0 && r.type == UMT_REC_INSTRUCTION)
 			rc = umt__cov_add(t, &c, row, module, 1);
 	}
-	if (rc == 0)
+	if (rc >= 0) /* the end of the records */
 		rc = umt__cov_tables(t, &c, m, a, naddr);
 	free(c.rows);
 	free(c.moved);
@@ -192,9 +192,9 @@ static int rescan(const umt_trace *t, umt_ix_cov_module **m, umt_ix_cov_address 
 int umt__cov_verify(const umt_index *ix)
 {
 	const struct cov_data *d = ix->section_data[UMT_IX_COV_BIT];
-	umt_ix_cov_module *m;
-	umt_ix_cov_address *a;
-	uint64_t naddr;
+	umt_ix_cov_module *m = NULL;
+	umt_ix_cov_address *a = NULL;
+	uint64_t naddr = 0;
 	int rc = rescan(ix->trace, &m, &a, &naddr);
 	if (rc < 0)
 		return rc;
