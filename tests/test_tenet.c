@@ -508,6 +508,8 @@ static void test_generated(void **state)
 	static const char *const args[] = {
 		"--records 6000 --threads 3 --instructions 200 --seed 21",
 		"--records 5000 --threads 2 --instructions 150 --seed 22 --flavour 2014",
+		"--records 5000 --threads 2 --seed 23 --code32",
+		"--records 5000 --threads 2 --seed 24 --flavour 2014 --code32 --abort",
 	};
 	for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) {
 		char *dir = fx_tmpdir(), cmd[4200];
