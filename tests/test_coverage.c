@@ -48,6 +48,16 @@ struct spec {
 	size_t nrecords;
 };
 
+/* An empty decoded body and the text "nop", for rows that need nothing more. */
+static void add_nop_body(umt_writer *w, int64_t *dfp, int64_t *tfp)
+{
+	umt_decoded_ins dec;
+	memset(&dec, 0, sizeof dec);
+	dec.Mem0SegSlot = dec.Mem0BaseSlot = dec.Mem0IndexSlot = dec.Mem1BaseSlot = 0xff;
+	assert_int_equal(umt_writer_add_decoded(w, &dec, NULL, dfp), 0);
+	assert_int_equal(umt_writer_add_disasm(w, "nop", tfp), 0);
+}
+
 /* Rows: 0 app+0x1000 (4 bytes), 1 app+0x1004 (1), 2 app+0x1000 again (2), 3 k32+0x1000 (3),
  * 4 k32b+0x1000 (3), 5 floating at k32+0x2000 (1), 6 floating JIT (2), 7 app+0x2000 (never),
  * 8 app+0x3000 (1), 9 floating at 0x600000 (1). */
@@ -57,12 +67,8 @@ static void add_rows(umt_writer *w, uint64_t app)
 		{0, 0x1000, 4}, {0, 0x1004, 1}, {0, 0x1000, 2}, {1, K32 + 0x1000, 3},
 		{2, K32B + 0x1000, 3}, {-1, K32 + 0x2000, 1}, {-1, JIT, 2}, {0, 0x2000, 1},
 		{0, 0x3000, 1}, {-1, 0x600000, 1}};
-	umt_decoded_ins dec;
-	memset(&dec, 0, sizeof dec);
-	dec.Mem0SegSlot = dec.Mem0BaseSlot = dec.Mem0IndexSlot = dec.Mem1BaseSlot = 0xff;
 	int64_t dfp, tfp;
-	assert_int_equal(umt_writer_add_decoded(w, &dec, NULL, &dfp), 0);
-	assert_int_equal(umt_writer_add_disasm(w, "nop", &tfp), 0);
+	add_nop_body(w, &dfp, &tfp);
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
 		umt_ins_rec r;
 		memset(&r, 0, sizeof r);
@@ -141,21 +147,7 @@ static const struct spec spec_b = {0x7ff700000000ull, 0, run_b, sizeof run_b / s
 static umt_index *build_open(const umt_trace *t, const char *dir, unsigned threads,
                              uint64_t memory, uint64_t sections)
 {
-	umt_index_build_options o;
-	umt_index_build_options_init(&o);
-	o.threads = threads;
-	o.memory = memory;
-	o.sections = sections;
-	int rc = umt_index_build(t, dir, &o, NULL);
-	if (rc)
-		print_error("build: %s\n", umt_errmsg());
-	assert_int_equal(rc, 0);
-	umt_index *ix;
-	rc = umt_index_open(t, dir, &ix);
-	if (rc)
-		print_error("open: %s\n", umt_errmsg());
-	assert_int_equal(rc, 0);
-	return ix;
+	return fx_must_build_index(t, dir, threads, memory, sections);
 }
 
 struct want_entry {
@@ -608,12 +600,8 @@ static void test_budget_paths(void **state)
 	int32_t tid;
 	assert_int_equal(umt_writer_open(tr, NULL, &w), 0);
 	assert_int_equal(umt_writer_add_thread(w, 1, 0x1000, &tid), 0);
-	umt_decoded_ins dec;
-	memset(&dec, 0, sizeof dec);
-	dec.Mem0SegSlot = dec.Mem0BaseSlot = dec.Mem0IndexSlot = dec.Mem1BaseSlot = 0xff;
 	int64_t dfp, tfp;
-	assert_int_equal(umt_writer_add_decoded(w, &dec, NULL, &dfp), 0);
-	assert_int_equal(umt_writer_add_disasm(w, "nop", &tfp), 0);
+	add_nop_body(w, &dfp, &tfp);
 	umt_module_desc md = {.unload_eid = -1, .start_addr = 0x10000000, .end_addr = 0x1fffffff,
 	                      .win_name = "C:\\big.dll"};
 	assert_int_equal(umt_writer_add_module(w, &md, NULL), 0);

@@ -91,15 +91,21 @@ uint64_t umt_coverage_count(const umt_index *ix)
 	return d ? d->entries : 0;
 }
 
+/* The start of every query of an entry: the section, @p out not NULL, entry @p e checked. */
+static int query(const umt_index *ix, const char *fn, const void *out, uint64_t e,
+                 const struct cov_data **d, umt_ix_cov_module *m)
+{
+	int rc = umt__cov_data(ix, fn, d);
+	if (rc == 0 && out == NULL)
+		rc = umt__failf(UMT_E_INVAL, "%s: invalid argument", fn);
+	return rc < 0 ? rc : entry_at(*d, e, m);
+}
+
 int umt_coverage_get(const umt_index *ix, uint64_t entry, umt_coverage_module *out)
 {
 	const struct cov_data *d;
 	umt_ix_cov_module m;
-	int rc = umt__cov_data(ix, "umt_coverage_get", &d);
-	if (rc == 0 && out == NULL)
-		rc = umt__failf(UMT_E_INVAL, "umt_coverage_get: invalid argument");
-	if (rc == 0)
-		rc = entry_at(d, entry, &m);
+	int rc = query(ix, "umt_coverage_get", out, entry, &d, &m);
 	if (rc < 0)
 		return rc;
 	*out = (umt_coverage_module){m.ModuleID, m.Base, m.Addresses, m.Executions};
@@ -118,11 +124,7 @@ int umt_coverage_address_get(const umt_index *ix, uint64_t entry, uint64_t k,
 {
 	const struct cov_data *d;
 	umt_ix_cov_module m;
-	int rc = umt__cov_data(ix, "umt_coverage_address_get", &d);
-	if (rc == 0 && out == NULL)
-		rc = umt__failf(UMT_E_INVAL, "umt_coverage_address_get: invalid argument");
-	if (rc == 0)
-		rc = entry_at(d, entry, &m);
+	int rc = query(ix, "umt_coverage_address_get", out, entry, &d, &m);
 	if (rc == 0 && k >= m.Addresses)
 		rc = umt__failf(UMT_E_RANGE, "coverage entry %llu has %llu addresses, not %llu",
 		                (unsigned long long)entry, (unsigned long long)m.Addresses,
@@ -138,9 +140,7 @@ int umt_coverage_find(const umt_index *ix, uint64_t entry, uint64_t address,
 {
 	const struct cov_data *d;
 	umt_ix_cov_module m;
-	int rc = umt__cov_data(ix, "umt_coverage_find", &d);
-	if (rc == 0)
-		rc = entry_at(d, entry, &m);
+	int rc = query(ix, "umt_coverage_find", ix, entry, &d, &m); /* @p out may be NULL */
 	if (rc < 0)
 		return rc;
 	uint64_t lo = m.First, hi = m.First + m.Addresses; /* first index whose address >= */

@@ -6,22 +6,27 @@
  */
 #include "umtdump.h"
 
-const char *row_mnemonic(const struct opts *o, const umt_trace *t, int64_t ins_id, int xed)
+/* XED's name of @p xed (mnemonic or category) from --xed-dir, else Zydis's for row @p ins_id. */
+static const char *row_name(const struct opts *o, const umt_trace *t, int64_t ins_id, int xed,
+                            int category)
 {
-	const char *name = o->names ? mnemonic_name(o, xed) : NULL;
+	const char *name = o->names ? (category ? category_name(o, xed) : mnemonic_name(o, xed))
+	                            : NULL;
 	umt_sem s;
 	if (name == NULL && ins_id >= 0 && umt_sem_get(t, (uint64_t)ins_id, &s) == 0)
-		name = umt_sem_mnemonic_name(s.mnemonic);
+		name = category ? umt_sem_zydis_category_name(s.zydis_category)
+		                : umt_sem_mnemonic_name(s.mnemonic);
 	return name;
+}
+
+const char *row_mnemonic(const struct opts *o, const umt_trace *t, int64_t ins_id, int xed)
+{
+	return row_name(o, t, ins_id, xed, 0);
 }
 
 const char *row_category(const struct opts *o, const umt_trace *t, int64_t ins_id, int xed)
 {
-	const char *name = o->names ? category_name(o, xed) : NULL;
-	umt_sem s;
-	if (name == NULL && ins_id >= 0 && umt_sem_get(t, (uint64_t)ins_id, &s) == 0)
-		name = umt_sem_zydis_category_name(s.zydis_category);
-	return name;
+	return row_name(o, t, ins_id, xed, 1);
 }
 
 /* The flags worth a word, in the order of enum umt_sem_flag. */
