@@ -1,5 +1,5 @@
 /*
- * test_coverage: the index's coverage section (index.h section 7).
+ * test_coverage: the index's coverage section (index.h section 10).
  *
  * A hand-built trace whose coverage is worked out by hand in the comments
  * (a module loaded twice under names that differ in case, a row

@@ -2,7 +2,8 @@
  * libumtrace - building an index: options, worker threads, the scan that
  * extracts postings into sorted runs (docs/index-format.md, "Building").
  *
- * Workers take record ranges (umt_exec_split) in increasing order, so a
+ * Workers take record ranges (umt_exec_split into umt__ix_range_count(),
+ * the same ranges whatever the threads) in increasing order, so a
  * worker's buffer is in (key, locator) order and one stable sort by list
  * orders it completely; the buffer is sorted chunk by chunk, each chunk a
  * run. A full buffer is spilled to scratch files; what remains at the end
@@ -24,8 +25,6 @@
 
 #define DEFAULT_MEMORY (256ull << 20)
 #define MIN_MEMORY (1ull << 20)
-
-#define RANGES_PER_THREAD 16u
 #define ADVISE_EVERY 65536u /* records between drops of the pages already read */
 
 void umt_index_build_options_init(umt_index_build_options *o)
@@ -243,7 +242,7 @@ static int spill_blocks(struct ix_build *b)
 
 static int scan(struct ix_build *b)
 {
-	b->nranges = b->threads * RANGES_PER_THREAD;
+	b->nranges = umt__ix_range_count(b->t);
 	b->bounds = malloc((b->nranges + 1) * sizeof *b->bounds);
 	if (b->bounds == NULL)
 		return umt__failf(UMT_E_NOMEM, "index build: out of memory");
@@ -349,6 +348,7 @@ int umt_index_build(const umt_trace *t, const char *dir, const umt_index_build_o
 	b.t = t;
 	b.dir = dir;
 	b.dirfd = -1;
+	b.spill_fd = -1;
 	if (o)
 		b.o = *o;
 	else

@@ -40,10 +40,14 @@ struct ix_build {
 	unsigned nsections;
 	uint64_t sections; /* their bits, and memory's */
 	uint64_t section_info[UMT_IX_MAX_SECTIONS][UMT_IX_INFO_WORDS];
+	/* the sections' spill file (section.h), created on first use */
+	int spill_fd;
+	uint64_t spill_end;
 	/* files the sections created, for the file table */
 	char file_names[UMT_IX_MAX_FILES][24];
 	int file_fds[UMT_IX_MAX_FILES];
 	unsigned nfiles;
+	uint64_t section_bytes; /* their sizes, at commit */
 
 	/* the scan */
 	uint64_t *bounds;

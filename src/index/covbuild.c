@@ -310,9 +310,12 @@ static int assemble(struct ix_build *b, void *const *states, unsigned nranges,
 	return rc;
 }
 
+static const char *const cov_files[] = {UMT_IX_COV_FILE, NULL};
+
 const struct ix_section umt__ix_coverage_section = {
 	.name = "coverage",
 	.bit = UMT_IX_COV_BIT,
+	.files = cov_files,
 	.build_begin = build_begin,
 	.build_end = build_end,
 	.range_begin = range_begin,

@@ -1,6 +1,6 @@
 /*
  * libumtrace - the coverage of two traces compared (umt_coverage_diff(),
- * index.h section 7).
+ * index.h section 10).
  *
  * Every module row of both traces gets a group: rows whose file names
  * (the last path component, ASCII case folded) are equal share one, ranked

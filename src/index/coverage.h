@@ -1,7 +1,7 @@
 /*
  * libumtrace - the coverage section of the index (bit 3): which instruction
  * addresses each module executed and how often (docs/index-format.md,
- * "Coverage"; index.h section 7).
+ * "Coverage"; index.h section 10).
  *
  * One file, cov.table: its 64-byte header (magic UMTIXCOV), one entry per
  * module row of the trace and one for code outside modules (last), then
@@ -68,7 +68,8 @@ struct cov_data {
 };
 
 /* covquery.c: the section of an open index (its open, close and verify hooks) */
-UMT_HIDDEN int umt__cov_open(umt_index *ix, int dirfd, const uint64_t info[UMT_IX_INFO_WORDS]);
+UMT_HIDDEN int umt__cov_open(umt_index *ix, const struct ix_source *src,
+                             const uint64_t info[UMT_IX_INFO_WORDS]);
 UMT_HIDDEN void umt__cov_close(umt_index *ix);
 UMT_HIDDEN int umt__cov_verify(const umt_index *ix);
 

@@ -1,6 +1,6 @@
 /*
  * libumtrace - the coverage section of an open index (coverage.h): open
- * (O(1) checks of cov.table), the queries of index.h section 7, and the
+ * (O(1) checks of cov.table), the queries of index.h section 10, and the
  * full check against the trace.
  *
  * Open checks only the file's size against the counts: an entry's First
@@ -17,12 +17,13 @@ static uint64_t entry_offset(uint64_t e)
 	return 64 + e * sizeof(umt_ix_cov_module);
 }
 
-int umt__cov_open(umt_index *ix, int dirfd, const uint64_t info[UMT_IX_INFO_WORDS])
+int umt__cov_open(umt_index *ix, const struct ix_source *src,
+                  const uint64_t info[UMT_IX_INFO_WORDS])
 {
 	struct cov_data *d = calloc(1, sizeof *d);
 	if (d == NULL)
 		return umt__failf(UMT_E_NOMEM, "index: out of memory");
-	int rc = umt__ix_map_section_file(ix, dirfd, UMT_IX_COV_FILE, UMT_IX_COV_MAGIC, &d->map);
+	int rc = umt__ix_map_section_file(ix, src, UMT_IX_COV_FILE, UMT_IX_COV_MAGIC, &d->map);
 	uint64_t e = info[COV_INFO_ENTRIES], a = info[COV_INFO_ADDRESSES];
 	if (rc == 0 && (e != umt_module_count(ix->trace) + 1 ||
 	                e > (UINT64_MAX - 64) / sizeof(umt_ix_cov_module) ||

@@ -1,9 +1,8 @@
 /*
- * libumtrace - the files of an index as open checks them: their names,
- * the file table, the 64-byte header of each file, and the messages that
- * name a file and an offset. Apart from open.c so that the sections (whose
- * open hooks map their files here) do not depend on the registry of
- * sections that open.c walks.
+ * libumtrace - the files of an index being opened, as the open and the
+ * sections share them: their names, the file table, the check of a file's
+ * header, a section's file mapped from a directory or a buffer, and the
+ * report of a damaged structure. Nothing here knows the sections.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -34,7 +33,7 @@ uint64_t umt__ix_listed_size(const umt_ix_header *h, const char *name)
 
 /* A mapped file's size against the file table, and its file header. */
 int umt__ix_check_named(const umt_index *ix, const struct umt_map *m, int f, const char *name,
-                         const char *magic)
+                       const char *magic)
 {
 	uint64_t want = umt__ix_listed_size(&ix->header, name);
 	if (m->size != want)
@@ -54,21 +53,36 @@ int umt__ix_check_named(const umt_index *ix, const struct umt_map *m, int f, con
 	return 0;
 }
 
-int umt__ix_map_section_file(const umt_index *ix, int dirfd, const char *name, const char *magic,
-                             struct umt_map *out)
+/* The buffer named @p name of an index opened from buffers, or NULL. */
+static const umt_buffer *named_buffer(const struct ix_source *src, const char *name)
+{
+	for (unsigned i = 0; i < src->nbuffers; i++)
+		if (src->buffers[i].name && strcmp(src->buffers[i].name, name) == 0)
+			return &src->buffers[i].buffer;
+	return NULL;
+}
+
+int umt__ix_map_section_file(const umt_index *ix, const struct ix_source *src, const char *name,
+                             const char *magic, struct umt_map *out)
 {
 	memset(out, 0, sizeof *out);
 	if (umt__ix_listed_size(&ix->header, name) == UINT64_MAX)
 		return umt__ix_corrupt(UMT_E_CORRUPT, -1, 1024, "the file table lacks %s", name);
-	if (dirfd < 0)
-		return umt__failf(UMT_E_MISSING, "%s: not given (an index from buffers)", name);
-	int rc = umt__map_named(dirfd, name, out);
-	if (rc == UMT_E_MISSING)
+	int rc;
+	if (src->dirfd < 0) {
+		const umt_buffer *b = named_buffer(src, name);
+		if (b == NULL)
+			return umt__failf(UMT_E_MISSING, "%s: not given (an index from buffers)", name);
+		umt__map_buffer(b, out);
+		rc = 0;
+	} else if ((rc = umt__map_named(src->dirfd, name, out)) == UMT_E_MISSING) {
 		return umt__failf(UMT_E_INCOMPLETE,
 		                  "%s: missing: incomplete index, the build did not finish", name);
+	}
 	if (rc == 0)
 		rc = umt__ix_check_named(ix, out, -1, name, magic);
 	if (rc < 0)
 		umt__unmap(out);
 	return rc;
 }
+

@@ -78,13 +78,13 @@ static int check_file(const umt_index *ix, int f)
 }
 
 /* The sections the header lists: each opens its own files. */
-static int open_sections(umt_index *ix, int dirfd)
+static int open_sections(umt_index *ix, const struct ix_source *src)
 {
 	int rc = 0;
 	for (unsigned i = 0; rc == 0 && umt__ix_sections[i]; i++) {
 		const struct ix_section *sec = umt__ix_sections[i];
 		if (ix->header.Sections & (1ull << sec->bit))
-			rc = sec->open(ix, dirfd, ix->header.SectionInfo[sec->bit - 1]);
+			rc = sec->open(ix, src, ix->header.SectionInfo[sec->bit - 1]);
 	}
 	return rc;
 }
@@ -142,8 +142,14 @@ static int read_header(umt_index *ix, int dirfd, const char *dir)
 	struct umt_map m;
 	int rc = umt__map_named(dirfd, "index.umti", &m);
 	if (rc == UMT_E_MISSING) {
-		static const char *const others[] = {"mem.dir", "mem.post", "mem.skip"};
-		if (umt__commit_leftovers(dirfd, others, sizeof others / sizeof others[0]))
+		const char *others[UMT_IX_MAX_FILES];
+		size_t n = 0;
+		for (int f = 0; f < IX_F_COUNT; f++)
+			others[n++] = umt__ix_file_names[f];
+		for (unsigned i = 0; umt__ix_sections[i]; i++)
+			for (const char *const *f = umt__ix_sections[i]->files; *f && n < UMT_IX_MAX_FILES; f++)
+				others[n++] = *f;
+		if (umt__commit_leftovers(dirfd, others, n))
 			return umt__failf(UMT_E_INCOMPLETE,
 			                  "%s: incomplete index: the build did not finish", dir);
 		return umt__failf(UMT_E_MISSING, "%s: no index here (index.umti is missing)", dir);
@@ -180,8 +186,9 @@ int umt_index_open(const umt_trace *t, const char *dir, umt_index **out)
 	if (rc == 0 && (rc = map_files(ix, dirfd)) == 0 && (rc = check_memory(ix)) == 0 &&
 	    (rc = umt_exec_view_init(&ix->view, t)) == 0 && (rc = umt_trace_get_info(t, &info)) == 0)
 		ix->exec_version = info.exec_version;
+	struct ix_source src = {dirfd, NULL, 0};
 	if (rc == 0)
-		rc = open_sections(ix, dirfd);
+		rc = open_sections(ix, &src);
 	close(dirfd);
 	if (rc < 0) {
 		umt_index_close(ix);
@@ -192,7 +199,8 @@ int umt_index_open(const umt_trace *t, const char *dir, umt_index **out)
 }
 
 int umt__ix_open_buffers(const umt_trace *t, const void *header, size_t header_size,
-                         const umt_buffer files[IX_F_COUNT], umt_index **out)
+                         const umt_buffer files[IX_F_COUNT], const umt_ix_named_buffer *sections,
+                         unsigned nsections, umt_index **out)
 {
 	umt_index *ix = calloc(1, sizeof *ix);
 	if (ix == NULL)
@@ -212,8 +220,9 @@ int umt__ix_open_buffers(const umt_trace *t, const void *header, size_t header_s
 	if (rc == 0 && (rc = check_memory(ix)) == 0 && (rc = umt_exec_view_init(&ix->view, t)) == 0 &&
 	    (rc = umt_trace_get_info(t, &info)) == 0)
 		ix->exec_version = info.exec_version;
+	struct ix_source src = {-1, sections, nsections};
 	if (rc == 0)
-		rc = open_sections(ix, -1);
+		rc = open_sections(ix, &src);
 	if (rc < 0) {
 		umt_index_close(ix);
 		return rc;
@@ -242,9 +251,9 @@ int umt_index_get_info(const umt_index *ix, umt_index_info *out)
 	out->pages = ix->header.Memory.Pages;
 	out->postings = ix->header.Memory.Postings;
 	out->accesses = ix->header.Memory.Accesses;
-	out->bytes = UMT_IX_HEADER_SIZE;
-	for (int f = 0; f < IX_F_COUNT; f++)
-		out->bytes += ix->files[f].size;
+	out->bytes = UMT_IX_HEADER_SIZE; /* and every file the file table lists, sections' too */
+	for (unsigned f = 0; f < UMT_IX_MAX_FILES; f++)
+		out->bytes += ix->header.Files[f].Name[0] ? ix->header.Files[f].Size : 0;
 	return 0;
 }
 

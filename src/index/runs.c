@@ -166,8 +166,10 @@ int umt__ix_runw_put(struct ix_run_writer *w, const struct ix_entry *e)
 int umt__ix_runw_finish(struct ix_run_writer *w, struct ix_run *out)
 {
 	int rc = runw_flush(w);
-	if (rc < 0)
+	if (rc < 0) {
+		umt__ix_runw_free(w);
 		return rc;
+	}
 	*out = (struct ix_run){NULL, w->fd, w->count, 0, w->frames, w->offset, NULL};
 	w->frames = NULL;
 	umt__ix_runw_free(w);

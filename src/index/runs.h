@@ -69,7 +69,8 @@ struct ix_run_writer {
 UMT_HIDDEN int umt__ix_runw_init(struct ix_run_writer *w, int fd, size_t cap);
 /** Appends @p e (in entry order). @return 0; UMT_E_IO, UMT_E_NOMEM. */
 UMT_HIDDEN int umt__ix_runw_put(struct ix_run_writer *w, const struct ix_entry *e);
-/** Flushes and describes the run in @p out (which then owns the frames). @return 0; UMT_E_IO. */
+/** Flushes and describes the run in @p out (which then owns the frames); frees the writer in
+ * all cases. @return 0; UMT_E_IO. */
 UMT_HIDDEN int umt__ix_runw_finish(struct ix_run_writer *w, struct ix_run *out);
 /** Frees what the writer still owns (after a failure). */
 UMT_HIDDEN void umt__ix_runw_free(struct ix_run_writer *w);

@@ -1,6 +1,6 @@
 /*
  * umtdump coverage: executed instructions per module from the index's
- * coverage section (index.h section 7): one object per module row and one
+ * coverage section (index.h section 10): one object per module row and one
  * for code outside modules; --module keeps the rows of one module, --drcov
  * writes the coverage for Lighthouse (drcov.c), --diff compares with
  * another trace (umt_coverage_diff()).
