@@ -98,31 +98,50 @@ bad_bytes(const umt_trace *t, uint64_t id, const uint8_t *code, unsigned size, b
 	                 is64 ? "64-bit" : "32-bit", why);
 }
 
-/* A decoded row: Zydis's view and the row it came from. */
+/*
+ * A decoded row: Zydis's view and the row it came from. The operands are
+ * decoded as far as asked (decoding them is most of Zydis's work): none,
+ * the first only (a branch's target), or all of them (umt_sem_decode()).
+ */
 struct decoded {
+	ZydisDecoder dec;
+	ZydisDecoderContext ctx;
 	ZydisDecodedInstruction in;
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	uint8_t nops; /* operands decoded */
 	uint64_t address;
 	bool is64;
 };
 
-/* Decodes row @p id whole: exactly CodeSize bytes as one instruction. */
+/* Decodes the first @p n operands of @p d (n at most its operand count). */
+static void decode_operands(struct decoded *d, uint8_t n)
+{
+	if (n > d->in.operand_count)
+		n = d->in.operand_count;
+	if (n > d->nops &&
+	    ZYAN_SUCCESS(ZydisDecoderDecodeOperands(&d->dec, &d->ctx, &d->in, d->ops, n)))
+		d->nops = n;
+}
+
+/* Decodes row @p id: exactly CodeSize bytes as one instruction, no operands yet. */
 static int decode_row(const umt_trace *t, uint64_t id, struct decoded *d)
 {
-	const umt_ins_rec *row;
-	const uint8_t *code;
-	unsigned size;
+	const umt_ins_rec *row = NULL;
+	const uint8_t *code = NULL;
+	unsigned size = 0;
 	int rc = umt_ins_get(t, id, &row);
 	if (rc == 0)
 		rc = umt_ins_code(t, id, &code, &size);
-	if (rc < 0)
-		return rc;
+	if (rc != 0 || row == NULL || code == NULL)
+		return rc < 0 ? rc : umt__failf(UMT_E_INVAL, "umt_sem: no row %llu",
+		                                (unsigned long long)id);
 	d->is64 = row->CSis64Bits != 0;
 	d->address = (uint64_t)row->Address;
-	ZydisDecoder dec;
-	ZydisDecoderInit(&dec, d->is64 ? ZYDIS_MACHINE_MODE_LONG_64 : ZYDIS_MACHINE_MODE_LEGACY_32,
+	d->nops = 0;
+	ZydisDecoderInit(&d->dec,
+	                 d->is64 ? ZYDIS_MACHINE_MODE_LONG_64 : ZYDIS_MACHINE_MODE_LEGACY_32,
 	                 d->is64 ? ZYDIS_STACK_WIDTH_64 : ZYDIS_STACK_WIDTH_32);
-	ZyanStatus s = ZydisDecoderDecodeFull(&dec, code, size, &d->in, d->ops);
+	ZyanStatus s = ZydisDecoderDecodeInstruction(&d->dec, &d->ctx, code, size, &d->in);
 	if (!ZYAN_SUCCESS(s))
 		return bad_bytes(t, id, code, size, d->is64, zydis_reason(s));
 	if (d->in.length != size) {
@@ -166,7 +185,7 @@ static bool relative_target(const struct decoded *d, const ZydisDecodedOperand *
 }
 
 /* The branch flags and target of a call, jump or conditional branch. */
-static void branch_of(const struct decoded *d, umt_sem *s)
+static void branch_of(struct decoded *d, umt_sem *s)
 {
 	if (d->in.meta.branch_type == ZYDIS_BRANCH_TYPE_FAR)
 		s->flags |= UMT_SEM_F_FAR;
@@ -174,7 +193,8 @@ static void branch_of(const struct decoded *d, umt_sem *s)
 	    s->category != UMT_SEM_COND_BRANCH)
 		return;
 	const ZydisDecodedOperand *op = &d->ops[0];
-	if (d->in.operand_count_visible == 0)
+	decode_operands(d, 1);
+	if (d->in.operand_count_visible == 0 || d->nops == 0)
 		return;
 	if (op->type == ZYDIS_OPERAND_TYPE_REGISTER || op->type == ZYDIS_OPERAND_TYPE_MEMORY) {
 		s->flags |= UMT_SEM_F_INDIRECT;
@@ -184,7 +204,7 @@ static void branch_of(const struct decoded *d, umt_sem *s)
 	}
 }
 
-static void summarize(const struct decoded *d, umt_sem *s)
+static void summarize(struct decoded *d, umt_sem *s)
 {
 	memset(s, 0, sizeof *s);
 	s->mnemonic = (uint16_t)d->in.mnemonic;
@@ -325,6 +345,10 @@ static void formatter_init(void)
 	ZydisFormatterSetProperty(&formatter, ZYDIS_FORMATTER_PROP_HEX_UPPERCASE, ZYAN_FALSE);
 	ZydisFormatterSetProperty(&formatter, ZYDIS_FORMATTER_PROP_ADDR_PADDING_ABSOLUTE,
 	                          ZYDIS_PADDING_DISABLED);
+	ZydisFormatterSetProperty(&formatter, ZYDIS_FORMATTER_PROP_DISP_PADDING,
+	                          ZYDIS_PADDING_DISABLED);
+	ZydisFormatterSetProperty(&formatter, ZYDIS_FORMATTER_PROP_IMM_PADDING,
+	                          ZYDIS_PADDING_DISABLED);
 }
 
 int umt_sem_decode(const umt_trace *t, uint64_t ins_id, umt_sem_detail *out)
@@ -336,14 +360,15 @@ int umt_sem_decode(const umt_trace *t, uint64_t ins_id, umt_sem_detail *out)
 	if (rc < 0)
 		return rc;
 	memset(out, 0, sizeof *out);
+	decode_operands(&d, d.in.operand_count);
 	summarize(&d, &out->sem);
-	unsigned n = d.in.operand_count_visible;
+	unsigned n = d.in.operand_count_visible < d.nops ? d.in.operand_count_visible : d.nops;
 	out->operand_count = n < UMT_SEM_MAX_OPERANDS ? n : UMT_SEM_MAX_OPERANDS;
 	for (unsigned i = 0; i < out->operand_count; i++)
 		operand_of(&d, &d.ops[i], &out->operands[i]);
 	pthread_once(&formatter_once, formatter_init);
-	if (!ZYAN_SUCCESS(ZydisFormatterFormatInstruction(&formatter, &d.in, d.ops,
-	                                                  d.in.operand_count_visible, out->text,
+	if (!ZYAN_SUCCESS(ZydisFormatterFormatInstruction(&formatter, &d.in, d.ops, (uint8_t)n,
+	                                                  out->text,
 	                                                  sizeof out->text, d.address, NULL)))
 		snprintf(out->text, sizeof out->text, "%s", ZydisMnemonicGetString(d.in.mnemonic));
 	return 0;

@@ -1233,8 +1233,9 @@ typedef struct umt_sem {
 /**
  * The semantics of instruction row @p ins_id: its first CodeSize code bytes
  * decoded as one instruction in the row's mode (see the preamble). Decoded
- * on the first call for the row and remembered; failures are remembered
- * too (and reported again, with the same message, by later calls).
+ * on the first call for the row and remembered; a row whose bytes do not
+ * decode is decoded again, and reported with the same message, by every
+ * call (an error path: it costs one decode).
  * @return 0 and *out; UMT_E_INVAL (NULL argument), UMT_E_RANGE (ins_id >=
  *   umt_ins_count()), UMT_E_BOUNDS (CodeSize > 15), UMT_E_CORRUPT (the
  *   bytes do not decode, or decode to an instruction of another length than

@@ -1,6 +1,6 @@
 /*
  * libumtrace - the arguments and the return value of a call (index.h
- * section 12), from the registers section (umt_state_at) and memory
+ * section 13), from the registers section (umt_state_at) and memory
  * (umt_mem_at). A value is known only when every one of its bytes is: a
  * partly known value is unknown, never completed with guesses.
  */

@@ -76,7 +76,7 @@ static void fallback_target(const umt_trace *t, const umt_rec *r, const umt_sem 
 	}
 }
 
-/* A call or a ret (index.h section 10: which records count). */
+/* A call or a ret (index.h section 11: which records count). */
 static int extract_branch(struct call_extract *x, const umt_rec *r, struct call_thread_scan *th)
 {
 	int64_t ins;

@@ -1,6 +1,6 @@
 /*
  * libumtrace - calls by thread, target, module and record range (index.h
- * section 10): sorted runs of calls merged in record order. A run is a
+ * section 11): sorted runs of calls merged in record order. A run is a
  * thread's rows of calls.tab (in call order), or a target's entries of
  * calls.byt (in call order too); each starts at its first call >= from,
  * found by binary search, and the merge stops at the first call >= to.

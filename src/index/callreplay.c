@@ -1,5 +1,5 @@
 /*
- * libumtrace - the matching of calls with returns (index.h section 10,
+ * libumtrace - the matching of calls with returns (index.h section 11,
  * "the matching rule"): the events of every range replayed in record
  * order against one stack of open frames per thread. The only code that
  * applies the rule: the build writes what it finds, verify compares it

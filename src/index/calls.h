@@ -1,6 +1,6 @@
 /*
  * libumtrace - the calls section of the index (bit 2; docs/index-format.md,
- * "The calls section"; index.h sections 10 and 11): its on-disk layout, the
+ * "The calls section"; index.h sections 11 to 13): its on-disk layout, the
  * events the build extracts from the records, the replay that matches
  * calls with returns (the one place the matching rule of index.h is
  * implemented), and what an open index keeps of the section.

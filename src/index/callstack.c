@@ -1,6 +1,6 @@
 /*
  * libumtrace - the call stack at a record, and a call by its record
- * (index.h sections 10 and 11).
+ * (index.h sections 11 and 12).
  *
  * The stack of thread T before record N: the frames open at N are those of
  * T's last call before N and its ancestors that are still open. Every

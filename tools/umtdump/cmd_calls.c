@@ -1,6 +1,6 @@
 /*
  * umtdump calls: the calls of the trace from the index's calls section
- * (umt_calls_*, index.h section 10), in record order, with the JSON
+ * (umt_calls_*, index.h section 11), in record order, with the JSON
  * contract of umtdump(1); and what the stack command shares with it.
  */
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /*
  * umtdump stack: the call stack of a thread just before a record, from the
- * index's calls section (umt_stack_at(), index.h section 11), innermost
+ * index's calls section (umt_stack_at(), index.h section 12), innermost
  * frame first, with the JSON contract of umtdump(1).
  */
 #include <stdlib.h>

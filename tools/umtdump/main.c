@@ -36,8 +36,11 @@ enum {
 	OPT_MEMORY = 1 << 15,
 	OPT_DEPTH = 1 << 16,
 	OPT_CHANGES = 1 << 17,
-	OPT_TARGET = 1 << 18,
-	OPT_ARGS = 1 << 19
+	OPT_MODULE = 1 << 18,
+	OPT_DRCOV = 1 << 19,
+	OPT_DIFF = 1 << 20,
+	OPT_TARGET = 1 << 21,
+	OPT_ARGS = 1 << 22
 };
 
 struct command {
@@ -81,7 +84,9 @@ static const struct command commands[] = {
 	 "                       operand), and the memory blocks of a context\n", 0, 0, NULL},
 	{"ins", cmd_ins, OPT_ID, "instruction table rows with their decoded instruction",
 	 "Shows the rows of the instruction table with their decoded instruction:\n"
-	 "every field, the explicit operands and the local-context slots.\n"
+	 "every field, the explicit operands and the local-context slots, and what\n"
+	 "Zydis makes of the code bytes (text, category, branch target). Without\n"
+	 "--xed-dir, mnemonics and categories are named by Zydis.\n"
 	 "\n"
 	 "options:\n"
 	 "  --id ID              only row ID\n", 0, 0, NULL},
@@ -113,14 +118,16 @@ static const struct command commands[] = {
 	 "  --max-problems N     stop after N problems (default 1000, 0: no limit)\n", 0, 0, NULL},
 	{"stats", cmd_stats, 0, "records per type and thread, instruction mix, syscalls, memory",
 	 "Shows records per type and per thread, the instruction mix by mnemonic\n"
-	 "and by category, syscall counts by unified ID, and the bytes of memory\n"
-	 "read and written by the instruction records.\n", 0, 0, NULL},
+	 "and by category (named by Zydis from the code bytes without --xed-dir)\n"
+	 "and by control flow, syscall counts by unified ID, and the bytes of\n"
+	 "memory read and written by the instruction records.\n", 0, 0, NULL},
 	{"index", cmd_index, OPT_OUT | OPT_THREADS | OPT_MEMORY,
-	 "build the index the memory, register and call commands answer from",
+	 "build the index the commands below answer from",
 	 "Builds the index of the trace: every memory access of every record, sorted\n"
-	 "by address, so that history and mem answer in microseconds, and every\n"
+	 "by address, so that history and mem answer in microseconds, every\n"
 	 "thread's registers every 1024 of its records, so that state, reg-history\n"
-	 "and origin do. One pass over\n"
+	 "and origin do, and the instructions each module executed, for coverage.\n"
+	 "One pass over\n"
 	 "the records on all processors, within a memory budget; temporary files go\n"
 	 "into the index directory. The index goes to --out DIR, --index DIR, or\n"
 	 "the default place: TRACE_DIR/umtindex when the trace directory is\n"
@@ -208,7 +215,7 @@ static const struct command commands[] = {
 	 "record, thread, depth, the call's address, its target, the ret that\n"
 	 "returned to it (\"abandoned@ID\" when the stack left it at record ID, \"open\"\n"
 	 "when it never returned) and the module of the target. Calls and rets are\n"
-	 "matched by their stack slot (umtdump(1), CALLS). Needs the index (umtdump\n"
+	 "matched by their stack slot (umtdump(1), calls). Needs the index (umtdump\n"
 	 "index).\n"
 	 "\n"
 	 "options:\n"
@@ -232,6 +239,28 @@ static const struct command commands[] = {
 	 "  --thread TID         the stack of thread-table row TID (default: the\n"
 	 "                       thread of record ID)\n",
 	 0, 0, NULL},
+	{"coverage", cmd_coverage, OPT_MODULE | OPT_DRCOV | OPT_DIFF,
+	 "executed instructions per module, from the index; drcov export, diff",
+	 "Shows, per module row of the trace and for the code outside modules, the\n"
+	 "base, the distinct instruction addresses executed and the instruction\n"
+	 "records executed. Needs the index (umtdump index).\n"
+	 "\n"
+	 "options:\n"
+	 "  --module NAME        only the rows of this module (its path or file name,\n"
+	 "                       any case)\n"
+	 "  --drcov FILE         also write the coverage in drcov format (Lighthouse,\n"
+	 "                       bncov): one block per executed instruction\n"
+	 "  --diff OTHER_TRACE   instead, the addresses executed in one trace and not\n"
+	 "                       the other, per module (matched by file name, compared\n"
+	 "                       by offset from the base); OTHER_TRACE's index is in\n"
+	 "                       its default place\n", 0, 0, NULL},
+	{"tenet", cmd_tenet, OPT_THREAD, "one thread's execution as a Tenet trace",
+	 "Writes the execution of thread-table row TID into OUT in Tenet's trace\n"
+	 "format (IDA's Tenet plugin): one line per instruction, the registers that\n"
+	 "changed, the instruction pointer, the memory read (mr) and written (mw).\n"
+	 "\n"
+	 "options:\n"
+	 "  --thread TID         the thread (required)\n", 1, 1, "OUT"},
 };
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])
 
@@ -241,8 +270,8 @@ static const char global_help[] =
 	"  --xed-dir DIR        name tables: XED and syscall enum headers (default:\n"
 	"                       the UMT_XED_DIR environment variable)\n"
 	"  --index DIR          the trace's index is in DIR (history, mem, state,\n"
-	"                       reg-history, origin, calls, stack; index writes it\n"
-	"                       there)\n"
+	"                       reg-history, origin, coverage, calls, stack; index\n"
+	"                       writes it there)\n"
 	"  --keep-going         report a bad record on stderr and continue; a trace that\n"
 	"                       does not open is then read as with --salvage\n"
 	"  --salvage            open a damaged trace (truncated files, lost tables) and\n"
@@ -330,7 +359,8 @@ static const struct {
 	{"--count", OPT_COUNT}, {"--thread", OPT_THREAD}, {"--type", OPT_TYPE},
 	{"--id", OPT_ID},  {"--max-problems", OPT_MAX_PROBLEMS}, {"--index", 0},
 	{"--kind", OPT_KIND}, {"--at", OPT_AT}, {"--out", OPT_OUT}, {"--threads", OPT_THREADS},
-	{"--memory", OPT_MEMORY}, {"--depth", OPT_DEPTH}, {"--target", OPT_TARGET},
+	{"--memory", OPT_MEMORY}, {"--depth", OPT_DEPTH}, {"--module", OPT_MODULE},
+	{"--drcov", OPT_DRCOV}, {"--diff", OPT_DIFF}, {"--target", OPT_TARGET},
 	{"--args", OPT_ARGS},
 };
 
@@ -385,6 +415,12 @@ static int set_text(struct parse *p, const char *name, unsigned bit, const char 
 		p->o.index_dir = v;
 	else if (bit == OPT_OUT)
 		p->o.index_dir = v;
+	else if (bit == OPT_MODULE)
+		p->o.module_name = v;
+	else if (bit == OPT_DRCOV)
+		p->o.drcov_path = v;
+	else if (bit == OPT_DIFF)
+		p->o.diff_trace = v;
 	else if (bit == OPT_KIND && !parse_kinds(v, &p->o.kinds))
 		return report("--kind: not read, write, context or peek: %s", v), EXIT_USAGE;
 	else if (bit == OPT_MEMORY && !parse_size(v, &p->o.memory))
@@ -402,7 +438,7 @@ static int set_value(struct parse *p, const char *name, unsigned bit, const char
 {
 	uint64_t n = 0;
 	if (bit == 0 || bit == OPT_OUT || bit == OPT_KIND || bit == OPT_MEMORY || bit == OPT_TYPE ||
-	    bit == OPT_TARGET)
+	    bit == OPT_MODULE || bit == OPT_DRCOV || bit == OPT_DIFF || bit == OPT_TARGET)
 		return set_text(p, name, bit, v);
 	if (!parse_u64(v, &n) || (bit == OPT_ID && n > INT64_MAX) ||
 	    (bit == OPT_THREAD && n > INT64_MAX) || (bit == OPT_THREADS && (n == 0 || n > 64)) ||
