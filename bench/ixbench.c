@@ -5,7 +5,7 @@
  *   ixbench --trace DIR [--tmp DIR] [--runs N] [--queries N] [--memory MiB]
  *           [--sections all|memory]
  *           [--only build,sections,rss,parts,size,query,cold,sqlite,regsize,state,regchange,
- *            origin]
+ *            origin,callsize,stack,callsto]
  *           [--index DIR] [--smoke]
  *
  *   build  the index on 1 and 2 threads against a scan that only extracts
@@ -30,6 +30,7 @@
  *   sqlite the same accesses in an SQLite table indexed on (address, record):
  *          load time, size, and the last-write query (needs SQLite)
  *   regsize, state, regchange, origin: the registers (ixregs.c)
+ *   callsize, stack, callsto: the calls (ixcalls.c)
  *
  * --sections says what the other builds make (default all). The index is
  * built into --tmp (default $TMPDIR or /tmp), or with --index DIR an index
@@ -622,7 +623,7 @@ static void usage(void)
 	fprintf(stderr, "usage: ixbench --trace DIR [--tmp DIR] [--runs N] [--queries N] "
 	                "[--memory MiB] [--sections all|memory]\n"
 	                "  [--only build,sections,rss,parts,size,query,cold,sqlite,regsize,state,regchange,\n"
-	                "   origin]\n"
+	                "   origin,callsize,stack,callsto]\n"
 	                "  [--index DIR] [--smoke]\n");
 	exit(2);
 }
@@ -711,6 +712,7 @@ int main(int argc, char **argv)
 #endif
 	struct ixb regs = {cfg.trace, cfg.tmp, cfg.runs, cfg.queries};
 	ixbench_regs(&regs, t, ix);
+	ixbench_calls(&regs, t, ix);
 	umt_index_close(ix);
 	umt_trace_close(t);
 	free(p);

@@ -6,7 +6,7 @@ same shape, its cdef file in python/cdef/, and one line here per method.
 """
 import os
 
-from . import _memory, _registers
+from . import _calls, _memory, _registers
 from ._callbacks import Listener
 from ._core import struct_dict
 from ._errors import ClosedError, check
@@ -29,7 +29,8 @@ class Index:
     ``directory``, ``info`` (format version, pages, postings, accesses,
     bytes), ``build_stats`` (after a build), ``verify()``, ``close()``, a
     context manager; queries: ``history()``, ``mem()`` (memory),
-    ``state()``, ``reg_history()``, ``origin()`` (registers)."""
+    ``state()``, ``reg_history()``, ``origin()`` (registers), ``calls()``,
+    ``stack()`` (calls)."""
 
     # ---- query families (one module each) ----
     history = _memory.history
@@ -37,6 +38,8 @@ class Index:
     state = _registers.state
     reg_history = _registers.reg_history
     origin = _registers.origin
+    calls = _calls.calls
+    stack = _calls.stack
 
     def __init__(self, core, ptr, directory, build_stats=None):
         self._core = core

@@ -119,14 +119,13 @@ static int extract_sp(struct call_extract *x, const umt_rec *r, struct call_thre
 
 int umt__ix_call_extract(struct call_extract *x, const umt_rec *r, struct call_thread_scan *th)
 {
-	int rc = 0;
 	/* the first record of the thread here may follow a call of an earlier range */
 	if (th != NULL && (!th->seen || th->pending)) {
 		struct call_event n = {.id = r->id, .thread = r->thread_id, .kind = CEV_NEXT,
 		                       .source = UMT_CALL_TARGET_UNKNOWN};
 		if (r->type == UMT_REC_INSTRUCTION && record_address(x->t, r, &n.value) == 0)
 			n.source = UMT_CALL_TARGET_NEXT;
-		rc = th->pending ? x->resolve(x->ctx, th, &n) : x->emit(x->ctx, &n, th);
+		int rc = th->pending ? x->resolve(x->ctx, th, &n) : x->emit(x->ctx, &n, th);
 		th->seen = 1;
 		th->pending = 0;
 		if (rc < 0)

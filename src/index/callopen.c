@@ -112,6 +112,7 @@ int umt__ix_call_row(const umt_index *ix, const struct calls_data *d, uint64_t r
                      umt_ix_call_row *out)
 {
 	uint64_t at = 64 + row * sizeof *out, count = umt_exec_count(ix->trace);
+	memset(out, 0, sizeof *out); /* a row that is not there reads as zeros */
 	if (row >= d->calls)
 		return umt__ix_calls_corrupt(UMT_IX_CALLS_TAB, d->tab.size,
 		                             "row %llu past the %llu calls", (unsigned long long)row,
@@ -159,7 +160,7 @@ int umt__ix_call_thread_find(const struct calls_data *d, int64_t thread, umt_ix_
 int umt__ix_call_thread_of(const struct calls_data *d, uint64_t row, int32_t *thread)
 {
 	uint64_t lo = 0, hi = d->threads; /* the last entry whose FirstRow <= row */
-	umt_ix_call_thread e;
+	umt_ix_call_thread e = {0};
 	while (hi - lo > 1) {
 		uint64_t mid = lo + (hi - lo) / 2;
 		memcpy(&e, &d->thread_dir[mid], sizeof e);
@@ -217,7 +218,7 @@ int umt__ix_call_fill(const umt_index *ix, const struct calls_data *d, uint64_t 
 	memset(out, 0, sizeof *out);
 	out->parent = NONE;
 	if (cr->Parent != NONE) {
-		umt_ix_call_row p;
+		umt_ix_call_row p = {0};
 		int rc = umt__ix_call_row(ix, d, cr->Parent, &p);
 		if (rc < 0)
 			return rc;

@@ -165,7 +165,7 @@ static void sift_down(struct crun **h, size_t n, size_t i)
 
 static int make_heap(umt_calls *c)
 {
-	c->heap = malloc((c->nruns ? c->nruns : 1) * sizeof *c->heap);
+	c->heap = malloc((c->nruns ? c->nruns : 1) * sizeof(struct crun *));
 	if (c->heap == NULL)
 		return umt__failf(UMT_E_NOMEM, "umt_calls_open: out of memory");
 	for (size_t i = 0; i < c->nruns; i++) {
@@ -255,9 +255,9 @@ int umt_calls_next(umt_calls *c, umt_call *out)
 		return umt__failf(UMT_E_INVAL, "umt_calls_next: invalid argument");
 	while (c->n > 0 && (c->q.limit == 0 || c->given < c->q.limit)) {
 		struct crun *top = c->heap[0];
-		uint64_t row;
-		umt_ix_call_row r;
-		int32_t thread;
+		uint64_t row = 0;
+		umt_ix_call_row r = {0};
+		int32_t thread = -1;
 		if (top->id >= c->q.to)
 			break; /* the smallest call of every run is past the range */
 		int rc = row_at(c, top->pos, &row);

@@ -45,11 +45,12 @@ static int spill_tail(struct calls_range *s)
 {
 	if (s->tail_len == 0)
 		return 0;
-	if (s->nsegs == s->segs_cap) {
+	if (s->segs == NULL || s->nsegs == s->segs_cap) {
 		size_t cap = s->segs_cap ? 2 * s->segs_cap : 8;
 		struct call_segment *p = realloc(s->segs, cap * sizeof *p);
 		if (p == NULL)
 			return umt__failf(UMT_E_NOMEM, "index build: out of memory");
+		memset(p + s->nsegs, 0, (cap - s->nsegs) * sizeof *p);
 		s->segs = p;
 		s->segs_cap = cap;
 	}
@@ -219,8 +220,8 @@ static int decode_all(struct call_coder *c, const uint8_t *p, const uint8_t *end
                       int (*fn)(void *, const struct call_event *), void *ctx)
 {
 	struct call_event e;
-	int rc = 0, k;
-	while (rc == 0 && (k = umt__ix_call_decode(c, &p, end, &e)) == 1)
+	int rc = 0;
+	while (rc == 0 && umt__ix_call_decode(c, &p, end, &e) == 1)
 		rc = fn(ctx, &e);
 	if (rc == 0 && p != end)
 		rc = umt__failf(UMT_E_IO, "index build: the calls' events read back damaged");

@@ -180,7 +180,7 @@ static int merge_runs(struct call_sorter *s, struct tgt_out *o)
 	const struct calls_limits *l = &umt__ix_calls_limits;
 	size_t k = s->nruns, cap = l->merge_bytes / sizeof(struct call_key) / k;
 	cap = cap < l->merge_min ? l->merge_min : cap;
-	struct cursor *c = calloc(k, sizeof *c), **h = calloc(k, sizeof *h);
+	struct cursor *c = calloc(k, sizeof *c), **h = calloc(k, sizeof(struct cursor *));
 	struct call_key *mem = malloc(k * cap * sizeof *mem);
 	int rc = c && h && mem ? 0 : umt__failf(UMT_E_NOMEM, "index build: out of memory");
 	size_t n = 0;

@@ -25,9 +25,9 @@ static int thread_rows(const struct calls_data *d, int64_t thread, umt_ix_call_t
 int umt_call_find(const umt_index *ix, uint64_t id, umt_call *out)
 {
 	umt_rec r;
-	umt_ix_call_thread e;
-	umt_ix_call_row cr;
-	uint64_t row;
+	umt_ix_call_thread e = {0};
+	umt_ix_call_row cr = {0};
+	uint64_t row = 0;
 	if (ix == NULL || out == NULL)
 		return umt__failf(UMT_E_INVAL, "umt_call_find: invalid argument");
 	const struct calls_data *d = umt__ix_calls(ix);
@@ -69,7 +69,7 @@ static int walk(const umt_index *ix, const struct calls_data *d, const umt_ix_ca
                 uint64_t row, uint64_t at, umt_frame *frames, size_t cap, size_t *depth)
 {
 	while (row != NONE) {
-		umt_ix_call_row cr;
+		umt_ix_call_row cr = {0};
 		int rc = umt__ix_call_row(ix, d, row, &cr);
 		if (rc == 0 && (row < e->FirstRow || cr.CallID >= at))
 			rc = umt__ix_calls_corrupt(UMT_IX_CALLS_TAB, 64 + row * sizeof cr,
@@ -97,8 +97,8 @@ int umt_stack_at(const umt_index *ix, uint64_t at, int64_t thread, umt_frame *fr
 	const struct calls_data *d = umt__ix_calls(ix);
 	if (d == NULL)
 		return UMT_E_MISSING;
-	umt_ix_call_thread e;
-	uint64_t pos;
+	umt_ix_call_thread e = {0};
+	uint64_t pos = 0;
 	int rc = 0;
 	if (at >= umt_exec_count(ix->trace))
 		return umt__failf(UMT_E_RANGE, "umt_stack_at: record %llu of %llu",

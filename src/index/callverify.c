@@ -52,7 +52,7 @@ static int check_target_rows(const umt_index *ix, const struct calls_data *d,
 	uint64_t prev_id = 0;
 	for (uint64_t j = t->First; j < t->First + t->Count; j++) {
 		uint64_t row;
-		umt_ix_call_row r;
+		umt_ix_call_row r = {0};
 		memcpy(&row, d->by_target + j * 8, sizeof row);
 		int rc = row < d->calls ? umt__ix_call_row(ix, d, row, &r) : UMT_E_CORRUPT;
 		if (rc < 0 || r.Target != t->Target || (j > t->First && r.CallID <= prev_id))
@@ -105,8 +105,8 @@ static int differs(uint64_t row, const char *what)
 static int v_open(void *ctx, const struct call_open *c)
 {
 	struct vcheck *v = ctx;
-	umt_ix_call_row r;
-	int32_t thread;
+	umt_ix_call_row r = {0};
+	int32_t thread = -1;
 	int rc = c->row < v->d->calls ? umt__ix_call_thread_of(v->d, c->row, &thread) : 0;
 	if (c->row >= v->d->calls || (rc == 0 && thread != c->thread))
 		return umt__ix_calls_corrupt(UMT_IX_CALLS_THR, 64, "thread %d makes more calls than "
@@ -127,7 +127,7 @@ static int v_target(void *ctx, int32_t thread, uint64_t row, uint64_t id, uint64
                     unsigned source)
 {
 	const struct vcheck *v = ctx;
-	umt_ix_call_row r;
+	umt_ix_call_row r = {0};
 	(void)thread, (void)id;
 	int rc = umt__ix_call_row(v->ix, v->d, row, &r);
 	if (rc == 0 && (r.Target != target || UMT_IX_CALL_SOURCE(r.Flags) != source))
@@ -138,7 +138,7 @@ static int v_target(void *ctx, int32_t thread, uint64_t row, uint64_t id, uint64
 static int v_close(void *ctx, int32_t thread, uint64_t row, uint64_t end_id, unsigned end)
 {
 	const struct vcheck *v = ctx;
-	umt_ix_call_row r;
+	umt_ix_call_row r = {0};
 	(void)thread;
 	int rc = umt__ix_call_row(v->ix, v->d, row, &r);
 	if (rc == 0 && (r.EndID != end_id || UMT_IX_CALL_END(r.Flags) != end))
@@ -183,7 +183,7 @@ static int v_resolve(void *ctx, struct call_thread_scan *th, const struct call_e
 /* Every record of the trace through the extraction and the replay. */
 static int extract_all(const umt_trace *t, struct call_replay *r, uint64_t *ignored)
 {
-	struct call_extract x;
+	struct call_extract x = {0};
 	uint64_t n = umt_thread_count(t);
 	struct call_thread_scan *th = calloc(n ? n : 1, sizeof *th);
 	int rc = th ? umt__ix_call_extract_init(&x, t)
