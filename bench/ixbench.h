@@ -33,6 +33,8 @@ void ixbench_calls(const struct ixb *b, umt_trace *t, umt_index *ix);
 /* ixutil.c */
 /** Seconds of CLOCK_MONOTONIC. */
 double ixb_now(void);
+/** CPU seconds (user and system, every thread) of this process so far. */
+double ixb_cpu_seconds(void);
 /** The median of @p v (sorts it); 0 when @p n is 0. */
 double ixb_median(double *v, size_t n);
 /** The next of a xorshift64 sequence kept in *state (not 0). */

@@ -1,10 +1,11 @@
 /*
- * ixbench's small shared tools (ixbench.h): a clock, medians, a
+ * ixbench's small shared tools (ixbench.h): a clock, CPU time, medians, a
  * deterministic random sequence, a build of chosen sections (ixcalls.c,
  * and ixregs.c for its builds).
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "ixbench.h"
@@ -20,6 +21,14 @@ int ixb_cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 	return (x > y) - (x < y);
+}
+
+double ixb_cpu_seconds(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
 static int cmp_double(const void *a, const void *b)
