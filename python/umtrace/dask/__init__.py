@@ -83,7 +83,7 @@ def mix(client, paths, names=None, parts=None, on_error="report", progress=None)
     """The instruction mix of each trace of @paths (what ``umtdump stats``
     counts: instruction records by the decoded mnemonic and category of
     their instruction row). ``value``: {path: {xed_version, instructions,
-    undecoded_instructions, mnemonics: [{mnemonic, mnemonic_name, count}],
+    undecoded_instructions, mnemonics: [{mnemonic, mnemonic_name (when known), count}],
     categories: [{category, category_name, count}]}}, most frequent first;
     ``total``: the traces added up per XED version (a list of the same,
     with "traces"). Names come from @names (XED headers), else None."""
@@ -115,7 +115,7 @@ def coverage_diff(client, paths, names=None, parts=None, on_error="report", prog
 
 def syscalls(client, paths, names=None, parts=None, on_error="report", progress=None):
     """Syscall statistics of each trace: ``value`` {path: [{uniform_id,
-    uniform_id_name, count, raw_ids, by_thread: [{thread_id, win_tid,
+    uniform_id_name (when known), count, raw_ids, by_thread: [{thread_id, win_tid,
     count}]}]}, most frequent first; one count per syscall record (its
     entry record)."""
     return _job(client, paths, _stats.syscalls_part, _stats.syscalls_combine,

@@ -157,7 +157,7 @@ def _dashboard(client):
 
 
 def main(argv=None):
-    args = parser().parse_args(argv)
+    args = parser().parse_intermixed_args(argv)  # options between the positionals too
     if importlib.util.find_spec("distributed") is None:
         print("umtrace.dask: needs Dask's distributed (Debian: apt-get install "
               "python3-distributed python3-dask)", file=sys.stderr)

@@ -262,8 +262,9 @@ class Tracker:
         for f in as_completed(futures):
             self.done += 1
             if f.status == "error" and self.fail_fast:
+                exc = f.exception()  # before the cancel, which would replace it
                 self.client.cancel(futures)
-                f.result()  # raises the task's exception
+                raise exc
             if self.progress is not None:
                 self.progress(self.done, self.total)
 

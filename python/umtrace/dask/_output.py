@@ -78,7 +78,7 @@ class Job:
             for key, rows in (("mnemonic", "mnemonics"), ("category", "categories")):
                 yield f"by {key}"
                 for row in g[rows]:
-                    name = f" ({row[key + '_name']})" if row[key + "_name"] else ""
+                    name = f" ({row[key + '_name']})" if row.get(key + "_name") else ""
                     yield f"  {row['count']:>12}  {row[key]}{name}"
 
     def _coverage(self, r):
@@ -128,7 +128,7 @@ class Job:
                 if self.args.json:
                     yield dict(s, trace=path)
                     continue
-                name = f" ({s['uniform_id_name']})" if s["uniform_id_name"] else ""
+                name = f" ({s['uniform_id_name']})" if s.get("uniform_id_name") else ""
                 threads = " ".join(f"{t['thread_id']}:{t['count']}" for t in s["by_thread"])
                 yield (f"  {s['count']:>10}  {s['uniform_id']}{name}  raw "
                        f"{','.join(map(str, s['raw_ids']))}  threads {threads}")

@@ -92,9 +92,14 @@ def mix_combine(a, b):
 
 
 def _ranked(counts, key, names):
-    """Rows {key, key_name, count}, most frequent first, then by value (umtdump stats)."""
-    return [{key: v, key + "_name": names.get(v), "count": c}
-            for v, c in sorted(counts.items(), key=lambda vc: (-vc[1], vc[0]))]
+    """Rows {key, key_name, count}, most frequent first, then by value; as
+    in umtdump stats, key_name only when the name tables know the value."""
+    rows = []
+    for v, c in sorted(counts.items(), key=lambda vc: (-vc[1], vc[0])):
+        name = names.get(v)
+        rows.append({key: v, key + "_name": name, "count": c} if name is not None
+                    else {key: v, "count": c})
+    return rows
 
 
 def finish_mix(p):
@@ -156,11 +161,16 @@ def syscalls_combine(a, b):
 
 
 def finish_syscalls(p):
-    """A syscalls partial as rows: uniform_id, uniform_id_name, count,
+    """A syscalls partial as rows: uniform_id, uniform_id_name (when known), count,
     raw_ids, by_thread [{thread_id, win_tid, count}], most frequent first
     (then by unified ID)."""
-    return [{"uniform_id": u, "uniform_id_name": p["name"][u], "count": c,
-             "raw_ids": sorted(p["raw"][u]),
-             "by_thread": [{"thread_id": th, "win_tid": p["win_tid"][th], "count": n}
-                           for th, n in sorted(p["per_thread"][u].items())]}
-            for u, c in sorted(p["count"].items(), key=lambda uc: (-uc[1], uc[0]))]
+    rows = []
+    for u, c in sorted(p["count"].items(), key=lambda uc: (-uc[1], uc[0])):
+        row = {"uniform_id": u, "uniform_id_name": p["name"][u], "count": c}
+        if row["uniform_id_name"] is None:  # as umtdump stats: no name, no key
+            del row["uniform_id_name"]
+        row["raw_ids"] = sorted(p["raw"][u])
+        row["by_thread"] = [{"thread_id": th, "win_tid": p["win_tid"][th], "count": n}
+                            for th, n in sorted(p["per_thread"][u].items())]
+        rows.append(row)
+    return rows
