@@ -15,6 +15,8 @@ import filecmp
 import functools
 import json
 import os
+import re
+import shlex
 import shutil
 import signal
 import socket
@@ -514,3 +516,73 @@ def test_cli_local_cluster(corpus, tools):
     assert p.returncode == 0
     stats = {s["uniform_id"]: s["count"] for s in tools.json("stats", corpus["b"])[0]["syscalls"]}
     assert {r["uniform_id"]: r["count"] for r in jsonl(p)} == stats
+
+
+# ---- docs/dask.md: its session runs as written, against the test's cluster ----------
+
+DOC = os.path.join(ROOT, "docs", "dask.md")
+#: the scheduler of the document's session, replaced by the test's
+DOC_SCHEDULER = "tcp://127.0.0.1:8786"
+
+
+def _blocks(lang):
+    """(info, body) of the ```@lang blocks of docs/dask.md, in order."""
+    text = open(DOC, encoding="utf-8").read()
+    return re.findall(r"^```" + lang + r"([ \t][^\n]*)?\n(.*?)^```$", text, re.S | re.M)
+
+
+def _doc_session(cluster, tools, workdir):
+    """Runs the document's setup (umtgen), its python blocks in one
+    namespace and its command lines, in @workdir; returns the namespace."""
+    sh = _blocks("sh")
+    setup = next(body for info, body in sh if not info and "umtgen" in body)
+    for line in setup.strip().splitlines():
+        words = shlex.split(line)
+        assert words[0].endswith("/umtgen"), line
+        subprocess.run([tools.umtgen, *words[1:], "--quiet"], cwd=workdir, check=True)
+    started = [body for info, body in sh if info.strip().startswith("cluster")]
+    assert len(started) == 1 and started[0].count("dask worker") == 2  # what the fixture runs
+    ns = {"__name__": "__dask_doc__"}
+    cwd = os.getcwd()
+    os.chdir(workdir)
+    try:
+        for k, (_, code) in enumerate(_blocks("python"), 1):
+            code = code.replace(DOC_SCHEDULER, cluster.address)
+            exec(compile(code, f"docs/dask.md, python block {k}", "exec"), ns)  # noqa: S102
+    finally:
+        os.chdir(cwd)
+    lines = [line for info, body in sh if not info for line in body.strip().splitlines()
+             if line.startswith("python3 -m umtrace.dask ")]
+    assert len(lines) >= 5
+    for line in lines:
+        argv = shlex.split(line.replace(DOC_SCHEDULER, cluster.address))
+        p = subprocess.run([sys.executable, *argv[1:]], cwd=workdir, capture_output=True,
+                           text=True, timeout=LIMIT)
+        assert p.returncode == 0 and p.stdout, (line, p.stderr)
+    return ns
+
+
+def test_the_guide_session(cluster, tools, tmp_path):
+    ns = _doc_session(cluster, tools, str(tmp_path))
+    runs, names = ns["runs"], ns["names"]
+    stats = [c_stats(tools, p, names) for p in runs]
+    # the mix: one XED version, the sum of umtdump stats of the three runs
+    assert [t["traces"] for t in ns["mix"].total] == [3]
+    want = collections.Counter()
+    for s in stats:
+        want.update({m["mnemonic"]: m["count"] for m in s["mnemonics"]})
+    assert {m["mnemonic"]: m["count"] for m in ns["mix"].total[0]["mnemonics"]} == want
+    assert ns["mix"].total[0]["instructions"] == sum(s["instructions"] for s in stats)
+    # the records of the runs, and per thread of the third
+    assert ns["records"].value == sum(s["records"] for s in stats) == 370000
+    assert ns["by_thread"] == collections.Counter(r["thread_id"]
+                                                  for r in c_records(tools, runs[2]))
+    # the accessed slot: through the indexes as the scan said, and as umtdump says
+    assert ns["same"] and {r["via"] for r in ns["again"].value.values()} == {"index"}
+    for p in runs:
+        want = [(h["id"], h["address"], h["size"]) for h in
+                tools.json("history", p, f"{ns['slot']:#x}:8")]
+        assert [(i, f"{a:#x}", n) for i, _, _, _, a, n, _ in
+                ns["hits"].value[p]["accesses"].tolist()] == want
+    assert list(ns["broken"].failures) == ["/no/such/trace"]
+    assert ns["broken"].failures["/no/such/trace"].error == "MissingError"

@@ -2,6 +2,7 @@
 and writing their results as text or JSON Lines (one object per line:
 numbers as numbers, addresses as "0x..." strings, as umtdump does)."""
 import json
+import os
 import sys
 
 import umtrace.dask as ud
@@ -25,6 +26,11 @@ class Job:
             self.range, self.paths = _range(paths[0]), paths[1:]
         if not self.paths:
             raise ValueError(f"{args.job}: no trace given")
+        # the workers run in their own directories: paths from ours
+        self.paths = [os.path.abspath(p) for p in self.paths]
+        for opt in ("names", "index_dir"):
+            if getattr(args, opt):
+                setattr(args, opt, os.path.abspath(getattr(args, opt)))
         if args.job == "coverage-diff" and len(self.paths) < 2:
             raise ValueError("coverage-diff: at least two traces")
         if args.job == "index-one":

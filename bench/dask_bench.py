@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""umtrace.dask's speed on this machine: 2 workers against 1 for the
+instruction mix and the coverage of one large trace, the per-task
+overhead, the smallest range worth a task, and the model of
+docs/scaling.md checked against clusters of W = 1, 2, 4, 8 worker
+processes. Every ratio compares figures measured in the same run, in
+interleaved rounds (the machine is shared: the load average is printed
+with each figure, and medians are taken over --runs rounds).
+
+    PYTHONPATH=<umtrace installed> /usr/bin/python3 bench/dask_bench.py \
+        [--trace DIR] [--runs N] [--workers 1,2,4,8] [--json FILE]
+
+--trace defaults to /work/traces/h12-30m (umtgen --records 30M --threads 4
+--seed 12 DIR makes one like it). The trace is read once before the
+figures (it is in the page cache: the "storage" is memory, whose
+bandwidth is measured too; docs/scaling.md says how the model takes a
+slower store). Nothing here asserts a time: benchmarks are not tests.
+"""
+import argparse
+import json
+import math
+import os
+import statistics
+import sys
+import time
+
+import umtrace
+import umtrace.dask as ud
+from umtrace.dask import _coverage, _engine, _stats
+from umtrace._constants import File
+
+JOBS = {"mix": (ud.mix, _stats.mix_part), "coverage": (ud.coverage, _coverage.coverage_part)}
+
+
+def load():
+    return os.getloadavg()[0]
+
+
+def timed(fn, *args, **kw):
+    t = time.perf_counter()
+    fn(*args, **kw)
+    return time.perf_counter() - t
+
+
+def nothing(trace, start, stop):
+    """A task that reads nothing: its time is the engine's and Dask's."""
+    return 0
+
+
+def add(a, b):
+    return a + b
+
+
+def storage_bandwidth(path):
+    """Bytes per second reading exec.vtable (8 MiB reads), page cache hot."""
+    name = os.path.join(path, "exec.vtable")
+    t, n = time.perf_counter(), 0
+    with open(name, "rb", buffering=0) as f:
+        while True:
+            b = f.read(8 << 20)
+            if not b:
+                break
+            n += len(b)
+    return n / (time.perf_counter() - t)
+
+
+def per_record(trace, part, runs):
+    """Seconds per record of @part in this process (one core, no Dask),
+    the median of @runs runs over a fifth of the trace."""
+    n = len(trace) // 5
+    return statistics.median(timed(part, trace, 0, n) for _ in range(runs)) / n
+
+
+def per_task(trace, part, runs):
+    """Seconds @part spends whatever its range (its allocations: the
+    coverage's counts over the whole instruction table): the median over
+    @runs runs of a 1000-record range, in this process."""
+    return statistics.median(timed(part, trace, 0, 1000) for _ in range(runs))
+
+
+def capacity(trace, part):
+    """The cores this process gets now: the time of @part over a fifth of
+    the trace on one thread over that of its halves on two threads (the
+    scans release the GIL); 2 on an idle 2-core machine, less when shared."""
+    import threading
+    n = len(trace) // 5
+    one = timed(part, trace, 0, n)
+    halves = [threading.Thread(target=part, args=(trace, a, b)) for a, b in ((0, n // 2),
+                                                                            (n // 2, n))]
+    t = time.perf_counter()
+    for h in halves:
+        h.start()
+    for h in halves:
+        h.join()
+    return one / (time.perf_counter() - t)
+
+
+def tasks_of(trace, workers):
+    """The ranges the engine cuts the trace into on @workers threads (as
+    _engine._ranges does when the job does not say)."""
+    nbytes = trace.file_bytes(File.EXEC_VTABLE).nbytes
+    target = min(_engine.MAX_TASK_BYTES,
+                 max(_engine.MIN_TASK_BYTES, nbytes / (_engine.TASKS_PER_THREAD * workers)))
+    return math.ceil(nbytes / target)
+
+
+def overhead(client, path, runs):
+    """(fixed cost of a job, cost of each task) on a cluster of one worker:
+    jobs of 2 and 66 ranges of nothing (planning, folds and the final
+    gather included)."""
+    two = statistics.median(timed(ud.map_ranges, client, path, nothing, add, parts=2)
+                            for _ in range(runs))
+    many = statistics.median(timed(ud.map_ranges, client, path, nothing, add, parts=66)
+                             for _ in range(runs))
+    o = max(0.0, (many - two) / 64)
+    return two - 2 * o, o
+
+
+def model(records, c, o, q, t0, tasks, workers, cores):
+    """docs/scaling.md: t0 + the slower of the waves of tasks on W workers
+    and the whole work on the cores there are (a task: its records at @c
+    each, the engine's @o and the job's own @q)."""
+    each = records / tasks * c + o + q
+    return t0 + max(math.ceil(tasks / workers) * each, tasks * each / min(workers, cores))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--trace", default="/work/traces/h12-30m")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--workers", default="1,2,4,8")
+    ap.add_argument("--json", help="also write the figures to this file")
+    args = ap.parse_args()
+    from distributed import Client, LocalCluster
+
+    counts = [int(w) for w in args.workers.split(",")]
+    trace = umtrace.open(args.trace)
+    records, cores = len(trace), os.cpu_count()
+    out = {"trace": args.trace, "records": records, "cores": cores, "runs": args.runs,
+           "exec_vtable_bytes": trace.file_bytes(File.EXEC_VTABLE).nbytes}
+    print(f"trace {args.trace}: {records} records, {out['exec_vtable_bytes']} bytes of "
+          f"exec.vtable; {cores} cores; load {load():.2f}")
+    for name, (_, part) in JOBS.items():
+        part(trace, 0, len(trace))  # into the page cache
+        out[f"{name}_ns_per_record"] = per_record(trace, part, 3) * 1e9
+        out[f"{name}_task_s"] = per_task(trace, part, 5)
+        print(f"{name}: {out[f'{name}_ns_per_record']:.1f} ns/record in one process, "
+              f"{out[f'{name}_task_s'] * 1e3:.2f} ms per task whatever its range "
+              f"(load {load():.2f})")
+    out["cores_available"] = statistics.median(capacity(trace, _stats.mix_part)
+                                               for _ in range(3))
+    print(f"cores available: {out['cores_available']:.2f} (2 threads vs 1, in this process)")
+    out["bandwidth"] = statistics.median(storage_bandwidth(args.trace) for _ in range(3))
+    print(f"exec.vtable read at {out['bandwidth'] / 1e9:.2f} GB/s (page cache)")
+
+    clusters = {}
+    try:
+        for w in counts:
+            lc = LocalCluster(n_workers=w, threads_per_worker=1, processes=True,
+                              dashboard_address=None)
+            clusters[w] = (lc, Client(lc))
+            for name, (job, _) in JOBS.items():  # every worker opens the trace
+                job(clusters[w][1], [args.trace])
+        t0, o = overhead(clusters[counts[0]][1], args.trace, args.runs)
+        out["job_fixed_s"], out["task_overhead_s"] = t0, o
+        print(f"fixed cost of a job {t0 * 1e3:.1f} ms, per task {o * 1e3:.2f} ms "
+              f"(W={counts[0]}, load {load():.2f})")
+        for name in JOBS:
+            c = out[f"{name}_ns_per_record"] * 1e-9
+            # a task spends 5 % of its time on the engine's and the job's per-task costs
+            smallest = 19 * (o + out[f"{name}_task_s"]) / c
+            out[f"{name}_smallest_task_records"] = smallest
+            print(f"{name}: smallest range worth a task (overhead 5 %): {smallest:,.0f} records")
+        times = {(name, w): [] for name in JOBS for w in counts}
+        loads = []
+        for r in range(args.runs):  # interleaved: each round sees the same load
+            for name, (job, _) in JOBS.items():
+                for w in counts:
+                    loads.append(load())
+                    times[name, w].append(timed(job, clusters[w][1], [args.trace]))
+        out["load_min_max"] = [min(loads), max(loads)]
+        for name in JOBS:
+            c = out[f"{name}_ns_per_record"] * 1e-9
+            base = statistics.median(times[name, counts[0]])
+            for w in counts:
+                m = statistics.median(times[name, w])
+                k = tasks_of(trace, w)
+                pred = model(records, c, o, out[f"{name}_task_s"], t0, k, w,
+                             out["cores_available"])
+                out[f"{name}_W{w}"] = {"median_s": m, "runs_s": times[name, w], "tasks": k,
+                                       "model_s": pred, "speedup": base / m}
+                print(f"{name} W={w}: median {m:.2f} s over {args.runs} runs "
+                      f"(min {min(times[name, w]):.2f}, max {max(times[name, w]):.2f}), "
+                      f"{k} tasks, x{base / m:.2f} vs W={counts[0]}; model {pred:.2f} s")
+        print(f"load average during the rounds: {min(loads):.2f} .. {max(loads):.2f}")
+    finally:
+        for lc, client in clusters.values():
+            client.close()
+            lc.close()
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(out, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
