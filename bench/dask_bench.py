@@ -65,10 +65,11 @@ def storage_bandwidth(path):
 
 
 def per_record(trace, part, runs):
-    """Seconds per record of @part in this process (one core, no Dask),
-    the median of @runs runs over a fifth of the trace."""
+    """Seconds per record of @part in this process (one core, no Dask):
+    the fastest of @runs runs over a fifth of the trace (the least
+    disturbed by the other users of the machine)."""
     n = len(trace) // 5
-    return statistics.median(timed(part, trace, 0, n) for _ in range(runs)) / n
+    return min(timed(part, trace, 0, n) for _ in range(runs)) / n
 
 
 def per_task(trace, part, runs):
@@ -124,16 +125,68 @@ def model(records, c, o, q, t0, tasks, workers, cores):
     return t0 + max(math.ceil(tasks / workers) * each, tasks * each / min(workers, cores))
 
 
+def rounds(path, counts, runs, costs):
+    """{(job, W): [seconds of each run]} and the load averages seen, on a
+    LocalCluster of each of @counts workers (alive together, rounds
+    interleaved: each round sees about the same load); with @costs also
+    overhead() on the first cluster."""
+    from distributed import Client, LocalCluster
+    clusters, times, loads, fixed = {}, {}, [], None
+    try:
+        for w in counts:
+            lc = LocalCluster(n_workers=w, threads_per_worker=1, processes=True,
+                              dashboard_address=None)
+            clusters[w] = (lc, Client(lc))
+            for name, (job, _) in JOBS.items():  # every worker opens the trace
+                job(clusters[w][1], [path])
+        if costs:
+            fixed = overhead(clusters[counts[0]][1], path, runs)
+        for _ in range(runs):
+            for name, (job, _) in JOBS.items():
+                for w in counts:
+                    loads.append(load())
+                    times.setdefault((name, w), []).append(timed(job, clusters[w][1], [path]))
+    finally:
+        for lc, client in clusters.values():
+            client.close()
+            lc.close()
+    return times, loads, fixed
+
+
+def report(out, trace, times):
+    """The smallest range worth a task, and per job and cluster size the
+    times, the speed-up over the first size and the model's time."""
+    o, t0 = out["task_overhead_s"], out["job_fixed_s"]
+    for name in JOBS:
+        c = out[f"{name}_ns_per_record"] * 1e-9
+        # a task spends 5 % of its time on the engine's and the job's per-task costs
+        smallest = 19 * (o + out[f"{name}_task_s"]) / c
+        out[f"{name}_smallest_task_records"] = smallest
+        print(f"{name}: smallest range worth a task (overhead 5 %): {smallest:,.0f} records")
+    for name in JOBS:
+        c = out[f"{name}_ns_per_record"] * 1e-9
+        sizes = sorted(w for n, w in times if n == name)
+        base = statistics.median(times[name, sizes[0]])
+        for w in sizes:
+            m, runs = statistics.median(times[name, w]), times[name, w]
+            k = tasks_of(trace, w)
+            pred = model(len(trace), c, o, out[f"{name}_task_s"], t0, k, w, out["cores"])
+            out[f"{name}_W{w}"] = {"median_s": m, "runs_s": runs, "tasks": k,
+                                   "model_s": pred, "speedup": base / m}
+            print(f"{name} W={w}: median {m:.2f} s over {len(runs)} runs (min {min(runs):.2f}, "
+                  f"max {max(runs):.2f}), {k} tasks, x{base / m:.2f} vs W={sizes[0]}; "
+                  f"model {pred:.2f} s")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--trace", default="/work/traces/h12-30m")
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--workers", default="1,2,4,8")
+    ap.add_argument("--groups", default="1,2 4 8",
+                    help="cluster sizes; the sizes of a group run side by side, in "
+                    "interleaved rounds (default '1,2 4 8')")
     ap.add_argument("--json", help="also write the figures to this file")
     args = ap.parse_args()
-    from distributed import Client, LocalCluster
-
-    counts = [int(w) for w in args.workers.split(",")]
     trace = umtrace.open(args.trace)
     records, cores = len(trace), os.cpu_count()
     out = {"trace": args.trace, "records": records, "cores": cores, "runs": args.runs,
@@ -153,50 +206,19 @@ def main():
     out["bandwidth"] = statistics.median(storage_bandwidth(args.trace) for _ in range(3))
     print(f"exec.vtable read at {out['bandwidth'] / 1e9:.2f} GB/s (page cache)")
 
-    clusters = {}
-    try:
-        for w in counts:
-            lc = LocalCluster(n_workers=w, threads_per_worker=1, processes=True,
-                              dashboard_address=None)
-            clusters[w] = (lc, Client(lc))
-            for name, (job, _) in JOBS.items():  # every worker opens the trace
-                job(clusters[w][1], [args.trace])
-        t0, o = overhead(clusters[counts[0]][1], args.trace, args.runs)
-        out["job_fixed_s"], out["task_overhead_s"] = t0, o
-        print(f"fixed cost of a job {t0 * 1e3:.1f} ms, per task {o * 1e3:.2f} ms "
-              f"(W={counts[0]}, load {load():.2f})")
-        for name in JOBS:
-            c = out[f"{name}_ns_per_record"] * 1e-9
-            # a task spends 5 % of its time on the engine's and the job's per-task costs
-            smallest = 19 * (o + out[f"{name}_task_s"]) / c
-            out[f"{name}_smallest_task_records"] = smallest
-            print(f"{name}: smallest range worth a task (overhead 5 %): {smallest:,.0f} records")
-        times = {(name, w): [] for name in JOBS for w in counts}
-        loads = []
-        for r in range(args.runs):  # interleaved: each round sees the same load
-            for name, (job, _) in JOBS.items():
-                for w in counts:
-                    loads.append(load())
-                    times[name, w].append(timed(job, clusters[w][1], [args.trace]))
-        out["load_min_max"] = [min(loads), max(loads)]
-        for name in JOBS:
-            c = out[f"{name}_ns_per_record"] * 1e-9
-            base = statistics.median(times[name, counts[0]])
-            for w in counts:
-                m = statistics.median(times[name, w])
-                k = tasks_of(trace, w)
-                pred = model(records, c, o, out[f"{name}_task_s"], t0, k, w,
-                             out["cores_available"])
-                out[f"{name}_W{w}"] = {"median_s": m, "runs_s": times[name, w], "tasks": k,
-                                       "model_s": pred, "speedup": base / m}
-                print(f"{name} W={w}: median {m:.2f} s over {args.runs} runs "
-                      f"(min {min(times[name, w]):.2f}, max {max(times[name, w]):.2f}), "
-                      f"{k} tasks, x{base / m:.2f} vs W={counts[0]}; model {pred:.2f} s")
-        print(f"load average during the rounds: {min(loads):.2f} .. {max(loads):.2f}")
-    finally:
-        for lc, client in clusters.values():
-            client.close()
-            lc.close()
+    times, loads = {}, []
+    for group in [[int(w) for w in g.split(",")] for g in args.groups.split()]:
+        g_times, g_loads, costs = rounds(args.trace, group, args.runs,
+                                           "task_overhead_s" not in out)
+        times.update(g_times)
+        loads += g_loads
+        if costs:
+            out["job_fixed_s"], out["task_overhead_s"] = costs
+            print(f"fixed cost of a job {costs[0] * 1e3:.1f} ms, per task "
+                  f"{costs[1] * 1e3:.2f} ms (W={group[0]}, load {load():.2f})")
+    out["load_min_max"] = [min(loads), max(loads)]
+    report(out, trace, times)
+    print(f"load average during the rounds: {min(loads):.2f} .. {max(loads):.2f}")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(out, f, indent=1)

@@ -540,7 +540,7 @@ def _doc_session(cluster, tools, workdir):
         words = shlex.split(line)
         assert words[0].endswith("/umtgen"), line
         subprocess.run([tools.umtgen, *words[1:], "--quiet"], cwd=workdir, check=True)
-    started = [body for info, body in sh if info.strip().startswith("cluster")]
+    started = [body for _, body in sh if "dask scheduler" in body]
     assert len(started) == 1 and started[0].count("dask worker") == 2  # what the fixture runs
     ns = {"__name__": "__dask_doc__"}
     cwd = os.getcwd()
@@ -551,7 +551,7 @@ def _doc_session(cluster, tools, workdir):
             exec(compile(code, f"docs/dask.md, python block {k}", "exec"), ns)  # noqa: S102
     finally:
         os.chdir(cwd)
-    lines = [line for info, body in sh if not info for line in body.strip().splitlines()
+    lines = [line for _, body in sh for line in body.strip().splitlines()
              if line.startswith("python3 -m umtrace.dask ")]
     assert len(lines) >= 5
     for line in lines:
