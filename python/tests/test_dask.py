@@ -453,9 +453,25 @@ def test_cluster_sees_a_changed_trace(client, tools, tmp_path):
 
 # ---- the command line ------------------------------------------------------------------
 
-def cli(*args, env=None, check=True):
-    p = subprocess.run([sys.executable, "-m", "umtrace.dask", *map(str, args)],
-                       capture_output=True, text=True, timeout=LIMIT, env=env)
+def _group_run(argv, **kw):
+    """subprocess.run(@argv) in a process group of its own, killed whole
+    afterwards: what a LocalCluster of the command line started goes too,
+    even when the command hangs (TimeoutExpired after LIMIT seconds)."""
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True, **kw)
+    try:
+        out, err = p.communicate(timeout=LIMIT)
+    finally:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        p.wait()
+    return subprocess.CompletedProcess(argv, p.returncode, out, err)
+
+
+def cli(*args, check=True):
+    p = _group_run([sys.executable, "-m", "umtrace.dask", *map(str, args)])
     if check and p.returncode not in (0, 1):
         raise AssertionError(p.stderr)
     return p
@@ -556,8 +572,7 @@ def _doc_session(cluster, tools, workdir):
     assert len(lines) >= 5
     for line in lines:
         argv = shlex.split(line.replace(DOC_SCHEDULER, cluster.address))
-        p = subprocess.run([sys.executable, *argv[1:]], cwd=workdir, capture_output=True,
-                           text=True, timeout=LIMIT)
+        p = _group_run([sys.executable, *argv[1:]], cwd=workdir)
         assert p.returncode == 0 and p.stdout, (line, p.stderr)
     return ns
 
@@ -586,3 +601,22 @@ def test_the_guide_session(cluster, tools, tmp_path):
                 ns["hits"].value[p]["accesses"].tolist()] == want
     assert list(ns["broken"].failures) == ["/no/such/trace"]
     assert ns["broken"].failures["/no/such/trace"].error == "MissingError"
+
+
+def test_umtrace_imports_without_dask():
+    """import umtrace and umtrace.dask work where Dask cannot be imported
+    (a finder that refuses it stands for an interpreter without it)."""
+    code = """if True:
+        import sys
+        class NoDask:
+            def find_spec(self, name, path=None, target=None):
+                if name.split(".")[0] in ("dask", "distributed"):
+                    raise ImportError(f"no {name} here")
+        sys.meta_path.insert(0, NoDask())
+        import umtrace, umtrace.dask
+        assert not {"dask", "distributed"} & set(sys.modules)
+        print(umtrace.dask.mix.__name__)
+    """
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=LIMIT)
+    assert p.stdout == "mix\n", p.stderr
