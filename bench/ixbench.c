@@ -3,7 +3,7 @@
  * ratio against a limit or a peer measured in the same run.
  *
  *   ixbench --trace DIR [--tmp DIR] [--runs N] [--queries N] [--memory MiB]
- *           [--only build,rss,size,query,cold,sqlite,regsize,state,regchange,origin]
+ *           [--only build,rss,parts,size,query,cold,sqlite,regsize,state,regchange,origin]
  *           [--index DIR] [--smoke]
  *
  *   build  the index on 1 and 2 threads against a scan that only extracts
@@ -11,6 +11,10 @@
  *          (goals: build >= 0.5x the extraction; 2 threads >= 1.6x one)
  *   rss    peak resident memory of a build in a child process, against the
  *          budget plus 64 MiB (goal: within)
+ *   parts  the build in 4 parts (each on 1 thread, as 4 machines would) and
+ *          their merge on 2 threads, against the local build on 1 thread:
+ *          the time of 4 machines (slowest part + merge), the merge with and
+ *          without the sections other than memory (report)
  *   size   index bytes against the trace's exec files (goal <= 0.5), and
  *          bytes per access
  *   query  last write before N of an 8-byte address (goal: median <= 10 us)
@@ -188,6 +192,58 @@ static void bench_build(umt_trace *t, const char *dir)
 	     mb1 / mb2 >= 1.6);
 	ixb_line("extraction, 2 threads vs 1", rec / me2, "M/s", "extraction, 1 thread", me1 / me2,
 	     "(report)", true);
+}
+
+static void build_parts(umt_trace *t, const char *dir, unsigned parts, double *slowest)
+{
+	umt_index_build_options o;
+	umt_index_build_options_init(&o);
+	o.threads = 1;
+	o.memory = cfg.memory;
+	*slowest = 0;
+	for (unsigned k = 0; k < parts; k++) {
+		double t0 = now();
+		if (umt_index_build_part(t, dir, k, parts, &o, NULL) < 0)
+			die("build a part");
+		double d = now() - t0;
+		*slowest = d > *slowest ? d : *slowest;
+	}
+}
+
+static double merge_parts(umt_trace *t, const char *dir, unsigned parts, uint64_t sections)
+{
+	umt_index_build_options o;
+	umt_index_build_options_init(&o);
+	o.threads = 2;
+	o.memory = cfg.memory;
+	o.sections = sections;
+	double t0 = now();
+	if (umt_index_build_merge(t, dir, parts, &o, NULL) < 0)
+		die("merge the parts");
+	return now() - t0;
+}
+
+static void bench_parts(umt_trace *t, const char *dir)
+{
+	enum { PARTS = 4 };
+	double local[16], slow[16], all[16], mem[16], slowm[16];
+	umt_index_build_stats s;
+	for (int r = 0; r < cfg.runs; r++) {
+		local[r] = build(t, dir, 1, &s);
+		build_parts(t, dir, PARTS, &slow[r]);
+		all[r] = merge_parts(t, dir, PARTS, UMT_INDEX_SECTIONS_ALL);
+		build_parts(t, dir, PARTS, &slowm[r]);
+		mem[r] = merge_parts(t, dir, PARTS, UMT_INDEX_SECTION_MEMORY);
+	}
+	double ml = median(local, (size_t)cfg.runs), ms = median(slow, (size_t)cfg.runs);
+	double ma = median(all, (size_t)cfg.runs), mm = median(mem, (size_t)cfg.runs);
+	printf("parts: %d parts on 1 thread each, merge on 2 threads; local build %.2f s on 1 thread\n",
+	       PARTS, ml);
+	ixb_line("slowest part (s)", ms, "s", "local build / 4", ml / PARTS / ms, "(report)", true);
+	ixb_line("merge, every section (s)", ma, "s", "local build", ml / ma, "(report)", true);
+	ixb_line("merge, memory only (s)", mm, "s", "local build", ml / mm, "(report)", true);
+	ixb_line("4 machines: slowest part + merge (s)", ms + ma, "s", "local build, 1 thread",
+	         ml / (ms + ma), "(report)", true);
 }
 
 /*
@@ -506,7 +562,7 @@ static void bench_sqlite(umt_trace *t, umt_index *ix, struct probe *p, size_t n)
 static void usage(void)
 {
 	fprintf(stderr, "usage: ixbench --trace DIR [--tmp DIR] [--runs N] [--queries N] "
-	                "[--memory MiB] [--only build,rss,size,query,cold,sqlite,regsize,state,regchange,\n"
+	                "[--memory MiB] [--only build,rss,parts,size,query,cold,sqlite,regsize,state,regchange,\n"
 	                "origin] [--index DIR] [--smoke]\n");
 	exit(2);
 }
@@ -567,6 +623,8 @@ int main(int argc, char **argv)
 		bench_build(t, dir);
 	if (ixb_wanted("rss"))
 		bench_rss(dir);
+	if (ixb_wanted("parts"))
+		bench_parts(t, dir);
 	umt_index_build_stats s;
 	if (cfg.index) /* a prebuilt index: only the queries */
 		snprintf(dir, sizeof dir, "%s", cfg.index);

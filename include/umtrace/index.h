@@ -4,7 +4,7 @@
  *
  * Map of this header:
  *   1. What "value at record N" means (one definition for every query)
- *   2. Building an index: umt_index_build()
+ *   2. Building an index: umt_index_build(), in parts: umt_index_build_part()
  *   3. Opening an index: umt_index_open(), where indexes live
  *   4. Memory history: who touched [A, A + L), when
  *   5. Memory contents at a record: umt_mem_at()
@@ -168,6 +168,45 @@ typedef struct umt_index_build_stats {
  */
 UMT_API int umt_index_build(const umt_trace *t, const char *dir,
                             const umt_index_build_options *o, umt_index_build_stats *stats);
+
+/**
+ * Builds part @p part of @p parts of the index of @p t, for a build shared
+ * by several processes or machines that see @p dir at the same path: the
+ * postings of the part's share of the trace's record ranges (the ranges
+ * depend only on the trace; part K has ranges [K*R/N, (K+1)*R/N)), sorted
+ * into one run and committed atomically as DIR/parts/K-of-N/part
+ * (docs/index-format.md, "Building in parts"). Building a part again
+ * replaces it. Parts need not run at the same time nor in order; then
+ * umt_index_build_merge() makes the index. o->sections is not used here
+ * (the merge builds the sections other than memory); threads and memory
+ * are this process's. stats: records and accesses of the part, postings
+ * of its run, index_bytes the part file's size.
+ * @return 0; UMT_E_INVAL (@p part >= @p parts, @p parts 0 or above 65536,
+ *   a NULL argument), UMT_E_NOMEM, UMT_E_IO, and the errors of the
+ *   trace's accessors for a corrupt record.
+ */
+UMT_API int umt_index_build_part(const umt_trace *t, const char *dir, unsigned part,
+                                 unsigned parts, const umt_index_build_options *o,
+                                 umt_index_build_stats *stats);
+
+/**
+ * Makes the index of @p t in @p dir from the @p parts parts that
+ * umt_index_build_part() wrote there: each is checked as untrusted data
+ * (its header and its sum, the trace it was built from, its ranges, every
+ * entry decoded in order), their runs merged, the sections of o->sections
+ * other than memory built by a scan here, and the index committed
+ * atomically; then the parts are removed. The index has the same bytes as
+ * umt_index_build() would write. @p stats as umt_index_build's (records
+ * and accesses those of the parts).
+ * @return 0; UMT_E_INVAL; UMT_E_MISSING (a part was not built: the message
+ *   names its file), UMT_E_INCOMPLETE (a part's build did not finish),
+ *   UMT_E_STALE (a part built from another trace or before it changed),
+ *   UMT_E_CORRUPT (a damaged part: file and byte offset), UMT_E_NOMEM,
+ *   UMT_E_IO, and the trace's errors as umt_index_build().
+ */
+UMT_API int umt_index_build_merge(const umt_trace *t, const char *dir, unsigned parts,
+                                  const umt_index_build_options *o,
+                                  umt_index_build_stats *stats);
 
 /* ==== 3. Opening an index ================================================= */
 
