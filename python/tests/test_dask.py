@@ -31,7 +31,7 @@ distributed = pytest.importorskip("distributed")
 
 import umtrace  # noqa: E402
 import umtrace.dask as ud  # noqa: E402
-from umtrace.dask import _cache, _stats  # noqa: E402
+from umtrace.dask import _build, _cache, _stats  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -332,6 +332,51 @@ def test_index_builds_byte_identical(client, corpus, tools, tmp_path):
     assert ud.accessed(client, paths[:1], block, 8).value[paths[0]]["via"] == "index"
 
 
+def _same_files(a, b):
+    names = sorted(os.listdir(a))
+    assert sorted(os.listdir(b)) == names and "index.umti" in names
+    return all(filecmp.cmp(os.path.join(a, n), os.path.join(b, n), shallow=False) for n in names)
+
+
+def test_index_one_byte_identical(client, corpus, tools, tmp_path):
+    """One trace's index built in parts on the cluster has the bytes of
+    umtdump index's (umt_index_build() in one process)."""
+    local = str(tmp_path / "local")
+    tools.run("index", "--out", local, corpus["a"])
+    for parts, out in ((5, str(tmp_path / "five")), (None, str(tmp_path / "default"))):
+        r = ud.build_index_one(client, corpus["a"], parts=parts, index_dir=out)
+        assert r["directory"] == out and _same_files(local, out)
+        assert not os.path.exists(os.path.join(out, "parts"))  # removed by the merge
+        assert len(r["parts"]) == (parts or 2) and [p["part"] for p in r["parts"]] == \
+            list(range(parts or 2))
+        assert r["records"] == sum(p["records"] for p in r["parts"]) == \
+            len(c_records(tools, corpus["a"]))
+        assert r["accesses"] == sum(p["accesses"] for p in r["parts"])
+    with pytest.raises(umtrace.RecordTypeError, match="record 7"):
+        ud.build_index_one(client, corpus["corrupt"], parts=2, index_dir=str(tmp_path / "bad"))
+
+
+def test_index_parts_rebuilt_and_missing(corpus, tools, tmp_path):
+    """A part built again replaces the first one (what Dask's re-run of a
+    lost worker's task does); a part never built stops the merge, named."""
+    local, out = str(tmp_path / "local"), str(tmp_path / "parts")
+    tools.run("index", "--out", local, corpus["b"])
+    t = umtrace.open(corpus["b"])
+    for k in (0, 1, 2, 1):
+        t.build_index_part(k, 3, out, threads=1)
+    four = str(tmp_path / "four")
+    with pytest.raises(umtrace.MissingError, match="four/parts/0-of-4/part: "):
+        t.merge_index_parts(4, four)
+    for k in (0, 1, 3):
+        t.build_index_part(k, 4, four, threads=1)
+    with pytest.raises(umtrace.MissingError, match="four/parts/2-of-4/part: "):
+        t.merge_index_parts(4, four)
+    ix = t.merge_index_parts(3, out)
+    assert ix.build_stats["records"] == len(t) and _same_files(local, out)
+    ix.close()
+    t.close()
+
+
 # ---- the generic map/reduce -----------------------------------------------------
 
 def _count_types(trace, start, stop):
@@ -426,6 +471,50 @@ def test_worker_killed_mid_job(cluster, corpus, tools, tmp_path):
     client.wait_for_workers(2, timeout=120)  # the nanny started a new worker
 
 
+def slow_part(marker_dir, path, directory, part, parts):
+    """Part @part of the index, its build held at its first progress call
+    until @marker_dir/go exists (each build first says which process runs it)."""
+    def hold(phase, done, total):
+        mark = os.path.join(marker_dir, f"started-{os.getpid()}-{part}")
+        if os.path.exists(mark):
+            return
+        open(mark, "w").close()
+        deadline = time.time() + LIMIT
+        while not os.path.exists(os.path.join(marker_dir, "go")) and time.time() < deadline:
+            time.sleep(0.02)
+    stats = _cache.trace(path).build_index_part(part, parts, directory, threads=1,
+                                                progress=hold)
+    return dict(stats, part=part)
+
+
+def test_worker_killed_mid_index_part(cluster, corpus, tools, tmp_path):
+    """A worker killed inside a part build: Dask builds the part again
+    elsewhere, and the merged index has the bytes of a local build."""
+    client, path = cluster.client, corpus["c"]
+    client.wait_for_workers(2, timeout=120)
+    markers, out, local = (str(tmp_path / n) for n in ("markers", "index", "local"))
+    os.mkdir(markers)
+    tools.run("index", "--out", local, path)
+    built = [client.submit(slow_part, markers, path, out, k, 4, pure=False) for k in range(4)]
+    merged = client.submit(_build.merge_parts, path, out, 4, 1, None, *built, pure=False)
+    pids = set()
+    while len(pids) < 2:  # both workers inside a part build
+        pids = {int(f.split("-")[1]) for f in os.listdir(markers)}
+        time.sleep(0.05)
+    victim = min(pids)
+    os.kill(victim, signal.SIGKILL)
+    open(os.path.join(markers, "go"), "w").close()
+    r = merged.result(timeout=LIMIT)
+    assert _same_files(local, out) and r["records"] == len(c_records(tools, path))
+    started = collections.defaultdict(set)  # part -> processes that built it
+    for f in os.listdir(markers):
+        if f.startswith("started-"):
+            started[int(f.split("-")[2])].add(int(f.split("-")[1]))
+    assert sorted(started) == [0, 1, 2, 3]
+    assert any(victim in p and len(p) > 1 for p in started.values())  # built again
+    client.wait_for_workers(2, timeout=120)
+
+
 # ---- the trace cache of a worker --------------------------------------------------------
 
 def test_cache_reopens_a_changed_trace(tools, tmp_path):
@@ -512,6 +601,13 @@ def test_cli_jobs_on_the_cluster(cluster, corpus, tools, tmp_path):
                       f"{block:#x}:64")
     assert [(r["id"], r["address"], r["size"], r["kind"]) for r in acc] == \
         [(h["id"], h["address"], h["size"], h["kind"]) for h in want]
+    out = str(tmp_path / "one")
+    one = jsonl(cli("index-one", *s, "--parts", 3, "--out", out, corpus["b"]))
+    local = str(tmp_path / "one-local")
+    tools.run("index", "--out", local, corpus["b"])
+    assert [(r["trace"], r["directory"], len(r["parts"])) for r in one] == \
+        [(corpus["b"], out, 3)]
+    assert _same_files(local, out)
 
 
 def test_cli_fail_fast_and_usage(cluster, corpus):
@@ -524,6 +620,8 @@ def test_cli_fail_fast_and_usage(cluster, corpus):
     assert cli("coverage-diff", *s, corpus["a"], check=False).returncode == 2
     assert cli("accessed", *s, "0x10", check=False).returncode == 2
     assert cli("nojob", corpus["a"], check=False).returncode == 2
+    assert cli("index-one", *s, corpus["a"], corpus["b"], check=False).returncode == 2
+    assert cli("mix", *s, "--out", "x", corpus["a"], check=False).returncode == 2
 
 
 def test_cli_local_cluster(corpus, tools):
@@ -599,6 +697,10 @@ def test_the_guide_session(cluster, tools, tmp_path):
                 tools.json("history", p, f"{ns['slot']:#x}:8")]
         assert [(i, f"{a:#x}", n) for i, _, _, _, a, n, _ in
                 ns["hits"].value[p]["accesses"].tolist()] == want
+    local = str(tmp_path / "run-3.local")
+    tools.run("index", "--out", local, runs[2])
+    assert _same_files(local, str(tmp_path / "run-3.index"))  # index-one
+    assert ns["one"]["records"] == sum(ns["one"]["parts"][k]["records"] for k in range(4))
     assert list(ns["broken"].failures) == ["/no/such/trace"]
     assert ns["broken"].failures["/no/such/trace"].error == "MissingError"
 

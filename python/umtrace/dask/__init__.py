@@ -20,7 +20,8 @@ stop)`` over ranges of one trace's records of about equal bytes and
 combines the results (associative ``combine(a, b)``, folded in a tree);
 ``map_traces(client, paths, fn, combine)`` runs ``fn(trace)`` once per
 trace. Built-in jobs: ``mix``, ``coverage``, ``coverage_diff``,
-``syscalls``, ``accessed``, ``build_indexes``. Every job over a collection
+``syscalls``, ``accessed``, ``build_indexes``, and ``build_index_one``
+(one trace's index, its parts built across the workers). Every job over a collection
 returns a ``JobResult``: ``value`` (per trace), ``failures`` and, for the
 mix, ``total``. A trace that cannot be read is a ``Failure`` carrying the
 library's message (file, record, byte offset), and the other traces'
@@ -35,10 +36,10 @@ import functools
 
 from .. import _memory
 from . import _accessed, _build, _coverage, _stats
-from ._engine import Failure, JobResult, run
+from ._engine import Failure, JobResult, Tracker, run
 
 __all__ = ["map_ranges", "map_traces", "mix", "coverage", "coverage_diff", "syscalls",
-           "accessed", "build_indexes", "run", "JobResult", "Failure"]
+           "accessed", "build_indexes", "build_index_one", "run", "JobResult", "Failure"]
 
 
 def map_ranges(client, trace_path, fn, combine, parts=None, names=None, progress=None):
@@ -149,3 +150,30 @@ def build_indexes(client, paths, threads=1, memory=None, on_error="report", prog
     part = functools.partial(_build.index_part, threads, memory)
     return _job(client, paths, part, _build.keep_first, dict, parts=1, on_error=on_error,
                 progress=progress)
+
+
+def build_index_one(client, path, parts=None, index_dir=None, threads=1, memory=None,
+                    progress=None):
+    """Builds the index of the one trace at @path across @client's workers:
+    @parts tasks (default: the cluster's worker threads) each build a part
+    (Trace.build_index_part(): its share of the record ranges, committed
+    atomically; Dask re-runs the part of a lost worker, which replaces
+    it), then one task merges them (Trace.merge_index_parts(): the index
+    committed atomically, the same bytes as a build in one process, the
+    parts removed). @index_dir: a directory every worker sees at the same
+    path (default: the trace's default index directory, as a worker
+    resolves it); @threads, @memory: of each task's build. Returns the
+    index's figures: {directory, records, accesses, postings, index_bytes,
+    ..., parts: [each part's figures]}. Raises the first error (an
+    ``umtrace.Error``: a corrupt record, a part missing at the merge)."""
+    path = str(path)
+    tracker = Tracker(client, progress, True)
+    directory = tracker.gather([client.submit(_build.index_dir, path, index_dir,
+                                              pure=False)])[0]
+    parts = parts or max(1, sum(client.nthreads().values()))
+    built = [client.submit(_build.one_part, path, directory, k, parts, threads, memory,
+                           pure=False) for k in range(parts)]
+    merged = client.submit(_build.merge_parts, path, directory, parts, threads, memory, *built,
+                           pure=False)
+    tracker.wait(built + [merged])
+    return merged.result()

@@ -35,6 +35,7 @@ examples:
   python3 -m umtrace.dask coverage --scheduler tcp://10.0.0.5:8786 --json @corpus.txt
   python3 -m umtrace.dask accessed 0x7ffe0010:8 --kind write /traces/run-*
   python3 -m umtrace.dask index --threads 2 /traces/run-*
+  python3 -m umtrace.dask index-one --parts 16 --out /shared/big.umtindex /traces/big
 
 exit status: 0 every trace read; 1 a trace failed (reported) or the job
 failed; 2 usage error. docs/dask.md is the guide.
@@ -78,7 +79,8 @@ def parser():
     g.add_argument("--workers", type=int, metavar="N",
                    help="workers of the LocalCluster (default: one per core)")
     g.add_argument("--parts", type=int, metavar="N",
-                   help="record ranges per trace (default: from sizes and worker threads)")
+                   help="record ranges per trace, index-one: parts of the build (default: "
+                   "from sizes and worker threads)")
     g.add_argument("--fail-fast", action="store_true",
                    help="fail the job at the first trace that cannot be read")
     o = ap.add_argument_group("output")
@@ -95,10 +97,11 @@ def parser():
     a.add_argument("--index-dir", metavar="DIR",
                    help="accessed: the index directory (default: each trace's own)")
     a.add_argument("--threads", type=int, default=1, metavar="N",
-                   help="index: threads of each build (default 1)")
+                   help="index, index-one: threads of each build task (default 1)")
     a.add_argument("--memory", type=_size, metavar="SIZE",
-                   help="index: memory budget of each build (default 256M)")
-    a.add_argument("--out", metavar="DIR", help="index-one: the index directory")
+                   help="index, index-one: memory budget of each build task (default 256M)")
+    a.add_argument("--out", metavar="DIR", help="index-one: the index directory, one every worker sees at the "
+                   "same path (default: the trace's)")
     return ap
 
 

@@ -33,9 +33,10 @@ class Job:
                 setattr(args, opt, os.path.abspath(getattr(args, opt)))
         if args.job == "coverage-diff" and len(self.paths) < 2:
             raise ValueError("coverage-diff: at least two traces")
-        if args.job == "index-one":
-            raise ValueError("index-one: the library has no distributed index build yet "
-                             "(umt_index_build_part(), umt_index_build_merge())")
+        if args.job == "index-one" and len(self.paths) != 1:
+            raise ValueError("index-one: one trace (index builds every trace of a collection)")
+        if args.out and args.job != "index-one":
+            raise ValueError("--out: index-one only")
 
     def run(self, client, progress):
         a = self.args
@@ -52,6 +53,11 @@ class Job:
         if a.job == "accessed":
             return ud.accessed(client, self.paths, *self.range, kinds=a.kind,
                                index_dir=a.index_dir, **common)
+        if a.job == "index-one":
+            path = self.paths[0]
+            stats = ud.build_index_one(client, path, parts=a.parts, index_dir=a.out,
+                                       threads=a.threads, memory=a.memory, progress=progress)
+            return ud.JobResult({path: stats}, {})
         common.pop("parts")
         return ud.build_indexes(client, self.paths, threads=a.threads, memory=a.memory,
                                 **common)
@@ -159,6 +165,18 @@ class Job:
         if not self.args.json:
             yield (f"{hit} of {len(r.value)} traces read accessed "
                    f"[{address:#x}, {address + length:#x})")
+
+    def _index_one(self, r):
+        for path, s in r.value.items():
+            if self.args.json:
+                yield dict(s, trace=path)
+                continue
+            yield (f"{path}: {s['directory']}: {s['records']} records, {s['accesses']} "
+                   f"accesses, {s['postings']} postings, {s['index_bytes']} bytes, "
+                   f"from {len(s['parts'])} parts")
+            for p in s["parts"]:
+                yield (f"  part {p['part']}: {p['records']} records, {p['accesses']} accesses, "
+                       f"{p['index_bytes']} bytes")
 
     def _index(self, r):
         for path, s in r.value.items():
