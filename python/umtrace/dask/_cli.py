@@ -100,8 +100,9 @@ def parser():
                    help="index, index-one: threads of each build task (default 1)")
     a.add_argument("--memory", type=_size, metavar="SIZE",
                    help="index, index-one: memory budget of each build task (default 256M)")
-    a.add_argument("--out", metavar="DIR", help="index-one: the index directory, one every worker sees at the "
-                   "same path (default: the trace's)")
+    a.add_argument("--out", metavar="DIR",
+                   help="index-one: the index directory, one every worker sees at the same "
+                   "path (default: the trace's)")
     return ap
 
 
@@ -154,8 +155,9 @@ def _dashboard(client):
         return
     note = ""
     if importlib.util.find_spec("bokeh") is None:
+        workers = link.replace("/status", "/info/main/workers.html")
         note = (" (the graphical pages need bokeh >= 2.4.2, < 3, which this interpreter lacks;"
-                " the workers' page is " + link.replace("/status", "/info/main/workers.html") + ")")
+                f" the workers' page is {workers})")
     print(f"dashboard: {link}{note}", file=sys.stderr)
 
 
