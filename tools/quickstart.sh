@@ -18,8 +18,8 @@
 #     7. the Python package (python/, docs/python.md): a fresh pip install into
 #        a temporary directory with Debian's python3, and its tests (pytest)
 #        against the tools of build/release (test_dask.py among them: a Dask
-#        scheduler and two workers on 127.0.0.1, about a minute); then the corrupt-trace,
-#        lifetime and thread tests against a build with ASan + UBSan.
+#        scheduler and two workers on 127.0.0.1, about 80 s); then the
+#        corrupt-trace, lifetime and thread tests against a build with ASan + UBSan.
 #   Each step says what it runs; the first failure stops with a non-zero status.
 #   Build trees go to build/asan, build/release, build/tsan and build/clang.
 set -eu
