@@ -125,6 +125,19 @@ def model(records, c, o, q, t0, tasks, workers, cores):
     return t0 + max(math.ceil(tasks / workers) * each, tasks * each / min(workers, cores))
 
 
+def traced(job, client, path):
+    """(seconds of @job on @path, seconds its tasks computed on the workers,
+    added up: from Dask's task stream). busy / seconds is how many tasks
+    ran at once on average: W when the engine keeps W workers busy, even
+    when each of them gets only part of a core."""
+    from distributed import get_task_stream
+    with get_task_stream(client) as ts:
+        t = timed(job, client, [path])
+    busy = sum(s["stop"] - s["start"] for task in ts.data for s in task["startstops"]
+               if s["action"] == "compute")
+    return t, busy
+
+
 def rounds(path, counts, runs, costs):
     """{(job, W): [seconds of each run]} and the load averages seen, on a
     LocalCluster of each of @counts workers (alive together, rounds
@@ -145,7 +158,9 @@ def rounds(path, counts, runs, costs):
             for name, (job, _) in JOBS.items():
                 for w in counts:
                     loads.append(load())
-                    times.setdefault((name, w), []).append(timed(job, clusters[w][1], [path]))
+                    t, busy = traced(job, clusters[w][1], path)
+                    times.setdefault((name, w), []).append(t)
+                    times.setdefault((name, w, "busy"), []).append(busy)
     finally:
         for lc, client in clusters.values():
             client.close()
@@ -165,7 +180,7 @@ def report(out, trace, times):
         print(f"{name}: smallest range worth a task (overhead 5 %): {smallest:,.0f} records")
     for name in JOBS:
         c = out[f"{name}_ns_per_record"] * 1e-9
-        sizes = sorted(w for n, w in times if n == name)
+        sizes = sorted(k[1] for k in times if k[0] == name and len(k) == 2)
         base = statistics.median(times[name, sizes[0]])
         for w in sizes:
             m, runs = statistics.median(times[name, w]), times[name, w]
@@ -173,9 +188,11 @@ def report(out, trace, times):
             pred = model(len(trace), c, o, out[f"{name}_task_s"], t0, k, w, out["cores"])
             out[f"{name}_W{w}"] = {"median_s": m, "runs_s": runs, "tasks": k,
                                    "model_s": pred, "speedup": base / m}
+            at_once = statistics.median(b / t for b, t in zip(times[name, w, "busy"], runs))
+            out[f"{name}_W{w}"]["tasks_at_once"] = at_once
             print(f"{name} W={w}: median {m:.2f} s over {len(runs)} runs (min {min(runs):.2f}, "
-                  f"max {max(runs):.2f}), {k} tasks, x{base / m:.2f} vs W={sizes[0]}; "
-                  f"model {pred:.2f} s")
+                  f"max {max(runs):.2f}), {k} tasks, {at_once:.2f} at once, x{base / m:.2f} vs "
+                  f"W={sizes[0]}; model {pred:.2f} s")
 
 
 def main():

@@ -5,10 +5,12 @@ processes on 127.0.0.1, started by this module and stopped at its end
 Every job runs on umtgen traces and is compared with what the C tools
 compute in one process (umtdump --json: stats, syscalls, exec, modules,
 history, index), or with a brute-force count from their output; a worker
-is killed in the middle of a job; a collection holds a corrupt and a
-missing trace; an index built on the cluster is byte-identical to the one
-umtdump builds. Each test is bounded (SIGALRM); the module takes about a
-minute on a loaded two-core machine.
+is killed in the middle of a job and in the middle of an index part; a
+collection holds a corrupt and a missing trace; the indexes built on the
+cluster (one task per trace, or one trace in parts and a merge) are
+byte-identical to the ones umtdump builds; docs/dask.md's session runs
+as written. Each test is bounded (SIGALRM); the module takes about 80 s
+on a loaded two-core machine.
 """
 import collections
 import filecmp
