@@ -87,7 +87,8 @@ def mix(client, paths, names=None, parts=None, on_error="report", progress=None)
     undecoded_instructions, mnemonics: [{mnemonic, mnemonic_name (when known), count}],
     categories: [{category, category_name, count}]}}, most frequent first;
     ``total``: the traces added up per XED version (a list of the same,
-    with "traces"). Names come from @names (XED headers), else None."""
+    with "traces"). Names come from @names (XED headers); without them the
+    *_name keys are left out."""
     r = _job(client, paths, _stats.mix_part, _stats.mix_combine, _stats.finish_mix,
              names=names, parts=parts, on_error=on_error, progress=progress)
     r.total = _stats.total_mix(r.raw)
