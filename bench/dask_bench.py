@@ -3,12 +3,15 @@
 instruction mix and the coverage of one large trace, the per-task
 overhead, the smallest range worth a task, and the model of
 docs/scaling.md checked against clusters of W = 1, 2, 4, 8 worker
-processes. Every ratio compares figures measured in the same run, in
-interleaved rounds (the machine is shared: the load average is printed
-with each figure, and medians are taken over --runs rounds).
+processes; with --index, the index of a trace built in 2 parts on 2
+workers against one build in one process (--groups "" for that alone).
+Every ratio compares figures measured in the same run, in interleaved
+rounds (the machine is shared: the load average is printed with each
+figure, and medians are taken over --runs rounds).
 
     PYTHONPATH=<umtrace installed> /usr/bin/python3 bench/dask_bench.py \
-        [--trace DIR] [--runs N] [--workers 1,2,4,8] [--json FILE]
+        [--trace DIR] [--runs N] [--groups "1,2 4 8"] [--index DIR [--tmp DIR]]
+        [--json FILE]
 
 --trace defaults to /work/traces/h12-30m (umtgen --records 30M --threads 4
 --seed 12 DIR makes one like it). The trace is read once before the
@@ -195,6 +198,43 @@ def report(out, trace, times):
                   f"W={sizes[0]}; model {pred:.2f} s")
 
 
+def index_builds(path, runs, tmp):
+    """index-one: the index of the trace at @path built in one process (one
+    thread) against in 2 parts on a LocalCluster of 2 workers (a thread
+    each) and merged; medians of @runs, in interleaved rounds."""
+    from distributed import Client, LocalCluster
+    trace, local, one = umtrace.open(path), [], []
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as lc, Client(lc) as client:
+        for r in range(runs):
+            local.append(timed(lambda: trace.build_index(os.path.join(tmp, f"l{r}"),
+                                                         threads=1).close()))
+            one.append(timed(ud.build_index_one, client, path, parts=2,
+                             index_dir=os.path.join(tmp, f"p{r}")))
+    a, b = statistics.median(local), statistics.median(one)
+    print(f"index of {path}: {a:.2f} s in one process, {b:.2f} s in 2 parts on 2 workers "
+          f"and merged: x{a / b:.2f} (load {load():.2f})")
+    return {"local_s": local, "parts_s": one, "speedup": a / b}
+
+
+def cluster_figures(args, out, trace):
+    """The per-task costs and the jobs' times on each cluster size of
+    --groups, into @out (printed as they come)."""
+    times, loads = {}, []
+    for group in [[int(w) for w in g.split(",")] for g in args.groups.split()]:
+        g_times, g_loads, costs = rounds(args.trace, group, args.runs,
+                                           "task_overhead_s" not in out)
+        times.update(g_times)
+        loads += g_loads
+        if costs:
+            out["job_fixed_s"], out["task_overhead_s"] = costs
+            print(f"fixed cost of a job {costs[0] * 1e3:.1f} ms, per task "
+                  f"{costs[1] * 1e3:.2f} ms (W={group[0]}, load {load():.2f})")
+    out["load_min_max"] = [min(loads), max(loads)]
+    report(out, trace, times)
+    print(f"load average during the rounds: {min(loads):.2f} .. {max(loads):.2f}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--trace", default="/work/traces/h12-30m")
@@ -203,6 +243,10 @@ def main():
                     help="cluster sizes; the sizes of a group run side by side, in "
                     "interleaved rounds (default '1,2 4 8')")
     ap.add_argument("--json", help="also write the figures to this file")
+    ap.add_argument("--index", metavar="DIR",
+                    help="also index-one on this (smaller) trace against a local build, "
+                    "the indexes written under --tmp")
+    ap.add_argument("--tmp", default="/tmp", help="where --index writes (default /tmp)")
     args = ap.parse_args()
     trace = umtrace.open(args.trace)
     records, cores = len(trace), os.cpu_count()
@@ -223,19 +267,12 @@ def main():
     out["bandwidth"] = statistics.median(storage_bandwidth(args.trace) for _ in range(3))
     print(f"exec.vtable read at {out['bandwidth'] / 1e9:.2f} GB/s (page cache)")
 
-    times, loads = {}, []
-    for group in [[int(w) for w in g.split(",")] for g in args.groups.split()]:
-        g_times, g_loads, costs = rounds(args.trace, group, args.runs,
-                                           "task_overhead_s" not in out)
-        times.update(g_times)
-        loads += g_loads
-        if costs:
-            out["job_fixed_s"], out["task_overhead_s"] = costs
-            print(f"fixed cost of a job {costs[0] * 1e3:.1f} ms, per task "
-                  f"{costs[1] * 1e3:.2f} ms (W={group[0]}, load {load():.2f})")
-    out["load_min_max"] = [min(loads), max(loads)]
-    report(out, trace, times)
-    print(f"load average during the rounds: {min(loads):.2f} .. {max(loads):.2f}")
+    if args.groups.strip():  # "": only --index
+        cluster_figures(args, out, trace)
+    if args.index:
+        import tempfile
+        with tempfile.TemporaryDirectory(dir=args.tmp) as tmp:
+            out["index_one"] = index_builds(args.index, args.runs, tmp)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(out, f, indent=1)
