@@ -3,7 +3,7 @@
 The extension is self-contained: it compiles the library's own C sources
 (the UMT_SOURCES list of the top-level CMakeLists.txt, read from there so
 that the two builds cannot drift) together with the helpers in ext/, and
-links libxml2. So `pip install ./python` needs no installed libumtrace, and
+links libxml2 and Zydis. So `pip install ./python` needs no installed libumtrace, and
 the inline fast paths of umtrace.h compile into the helpers.
 
 Environment:
@@ -30,7 +30,8 @@ def library_sources():
     m = re.search(r"set\(UMT_SOURCES\s+(.*?)\)", text, re.S)
     if not m:
         raise RuntimeError(f"{ROOT}/CMakeLists.txt: no set(UMT_SOURCES ...) list")
-    return [os.path.join(ROOT, s) for s in m.group(1).split()]
+    # once each, as CMake takes them (a file listed twice would be linked twice)
+    return [os.path.join(ROOT, s) for s in dict.fromkeys(m.group(1).split())]
 
 
 def pkg_config(*args):
@@ -45,7 +46,7 @@ def pkg_config(*args):
 
 def declarations():
     """The cdef: the reader, the index, then the extension's helpers."""
-    files = [os.path.join(HERE, "cdef", n) for n in ("reader.h", "index.h", "ext.h")]
+    files = [os.path.join(HERE, "cdef", n) for n in ("reader.h", "index.h", "registers.h", "coverage.h", "ext.h")]
     return "\n".join(open(f, encoding="utf-8").read() for f in files)
 
 
@@ -64,6 +65,7 @@ def link_args():
     # symbols stay inside, so an installed libumtrace.so cannot clash.
     args = ["-Wl,--version-script=" + os.path.join(HERE, "ext", "export.map")]
     args += pkg_config("--libs") or ["-lxml2"]
+    args.append("-lZydis")  # src/semantics.c; Debian's libzydis-dev has no pkg-config file
     if os.environ.get("UMTRACE_SANITIZE") == "1":
         args.append("-fsanitize=address,undefined")
     return args + ["-pthread"]

@@ -245,21 +245,7 @@ static void umtgen(const char *out, const char *args)
 
 static umt_index *build_open(umt_trace *t, const char *dir, unsigned threads, uint64_t memory)
 {
-	umt_index_build_options o;
-	umt_index_build_options_init(&o);
-	o.threads = threads;
-	o.memory = memory;
-	umt_index_build_stats s;
-	int rc = umt_index_build(t, dir, &o, &s);
-	if (rc)
-		print_error("build: %s\n", umt_errmsg());
-	assert_int_equal(rc, 0);
-	umt_index *ix;
-	rc = umt_index_open(t, dir, &ix);
-	if (rc)
-		print_error("open: %s\n", umt_errmsg());
-	assert_int_equal(rc, 0);
-	return ix;
+	return fx_must_build_index(t, dir, threads, memory, UMT_INDEX_SECTIONS_ALL);
 }
 
 

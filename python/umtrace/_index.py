@@ -1,13 +1,14 @@
 """The index of a trace (index.h): building it with progress, opening it,
 checking it. The queries are families bound to ``Index`` below, one module
-each: _memory.py (history, mem). A later family (registers: state,
-reg_history, origin; calls: calls, stack, coverage) is a module of the
+each: _memory.py (history, mem), _registers.py (state, reg_history,
+origin), _coverage.py (coverage, coverage_addresses). A later family
+(calls: calls, stack) is a module of the
 same shape, its cdef file in python/cdef/, and one line here per method.
 """
 import functools
 import os
 
-from . import _memory
+from . import _coverage, _memory, _registers
 from ._callbacks import Listener
 from ._core import struct_dict
 from ._errors import ClosedError, check
@@ -29,11 +30,18 @@ class Index:
     It keeps its trace's mapping alive: values are read from the trace.
     ``directory``, ``info`` (format version, pages, postings, accesses,
     bytes), ``build_stats`` (after a build), ``verify()``, ``close()``, a
-    context manager; queries: ``history()``, ``mem()``."""
+    context manager; queries: ``history()``, ``mem()`` (memory),
+    ``state()``, ``reg_history()``, ``origin()`` (registers),
+    ``coverage()``, ``coverage_addresses()``."""
 
     # ---- query families (one module each) ----
     history = _memory.history
     mem = _memory.mem
+    state = _registers.state
+    reg_history = _registers.reg_history
+    origin = _registers.origin
+    coverage = _coverage.coverage
+    coverage_addresses = _coverage.coverage_addresses
 
     def __init__(self, core, ptr, directory, build_stats=None):
         self._core = core
