@@ -226,6 +226,29 @@ def test_coverage_equals_a_brute_force_count(client, corpus, tools):
         assert r.value[path]["without_row"] == 0
 
 
+def test_coverage_equals_umtdump_coverage(client, corpus, tools, tmp_path):
+    """Against the index's coverage section (umtdump --json coverage, one
+    row per load of a module): per (module, base), the job's executions
+    are the loads' sum, its distinct addresses those of the one load, or
+    between the largest load's and the loads' sum."""
+    r = ud.coverage(client, good(corpus), parts=3)
+    for path in good(corpus):
+        idx = str(tmp_path / os.path.basename(path))
+        tools.run("index", "--out", idx, path)
+        loads = collections.defaultdict(list)
+        for row in tools.json("--index", idx, "coverage", path):
+            base = None if row["base"] is None else int(row["base"], 16)
+            loads[row["module"], base].append(row)
+        got = {(m["module"], m["base"]): m for m in r.value[path]["modules"]}
+        assert set(got) == set(loads)
+        for key, rows in loads.items():
+            assert got[key]["executions"] == sum(x["executions"] for x in rows)
+            most, total = max(x["addresses"] for x in rows), sum(x["addresses"] for x in rows)
+            assert most <= got[key]["addresses"] <= total
+            if len(rows) == 1:
+                assert got[key]["addresses"] == total
+
+
 def _offsets(cov):
     out = collections.defaultdict(set)
     for (name, base), (addresses, _) in cov.items():
