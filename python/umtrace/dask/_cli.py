@@ -183,4 +183,8 @@ def main(argv=None):
             print(f"umtrace.dask: {getattr(e, 'message', None) or e}", file=sys.stderr)
             return 1
         progress.end()
-    return job.write(result, sys.stdout)
+    try:
+        return job.write(result, sys.stdout)
+    except BrokenPipeError:  # the reader went away (| head): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1

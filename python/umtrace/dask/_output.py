@@ -166,22 +166,19 @@ class Job:
             yield (f"{hit} of {len(r.value)} traces read accessed "
                    f"[{address:#x}, {address + length:#x})")
 
-    def _index_one(self, r):
-        for path, s in r.value.items():
-            if self.args.json:
-                yield dict(s, trace=path)
-                continue
-            yield (f"{path}: {s['directory']}: {s['records']} records, {s['accesses']} "
-                   f"accesses, {s['postings']} postings, {s['index_bytes']} bytes, "
-                   f"from {len(s['parts'])} parts")
-            for p in s["parts"]:
-                yield (f"  part {p['part']}: {p['records']} records, {p['accesses']} accesses, "
-                       f"{p['index_bytes']} bytes")
-
     def _index(self, r):
         for path, s in r.value.items():
             if self.args.json:
                 yield dict(s, trace=path)
-            else:
-                yield (f"{path}: {s['directory']}: {s['records']} records, {s['accesses']} "
-                       f"accesses, {s['postings']} postings, {s['index_bytes']} bytes")
+                continue
+            line = (f"{path}: {s['directory']}: {s['records']} records, {s['accesses']} "
+                    f"accesses, {s['postings']} postings, {s['index_bytes']} bytes")
+            if "parts" not in s:
+                yield line
+                continue
+            yield f"{line}, from {len(s['parts'])} parts"  # index-one
+            for p in s["parts"]:
+                yield (f"  part {p['part']}: {p['records']} records, {p['accesses']} accesses, "
+                       f"{p['index_bytes']} bytes")
+
+    _index_one = _index
