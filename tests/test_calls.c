@@ -47,15 +47,6 @@ static char *tmp_path(const char *dir, const char *name)
 	return p;
 }
 
-static void umtgen(const char *out, const char *args)
-{
-	const char *gen = getenv("UMTGEN") ? getenv("UMTGEN") : "../tools/umtgen/umtgen";
-	char cmd[4096];
-	snprintf(cmd, sizeof cmd, "%s --quiet %s %s", gen, args, out);
-	if (system(cmd) != 0)
-		fail_msg("%s failed", cmd);
-}
-
 static void build(umt_trace *t, const char *dir, unsigned threads, uint64_t memory)
 {
 	umt_index_build_options o;
@@ -403,7 +394,7 @@ static void check_truth(const char *args, bool want_abandoned)
 	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t"), *idx = tmp_path(dir, "i");
 	char *truth = tmp_path(dir, "truth.jsonl"), gen_args[512];
 	snprintf(gen_args, sizeof gen_args, "%s --truth %s --truth-every 0", args, truth);
-	umtgen(trace, gen_args);
+	fx_umtgen(trace, gen_args);
 	umt_trace *t = fx_must_open_dir(trace);
 	umt_index *ix = build_open(t, idx, 2, 0);
 	unsigned abandoned = 0;
@@ -672,7 +663,7 @@ static void test_same_bytes(void **state)
 {
 	(void)state;
 	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t");
-	umtgen(trace, "--records 60000 --threads 5 --seed 92 --call-depth 12");
+	fx_umtgen(trace, "--records 60000 --threads 5 --seed 92 --call-depth 12");
 	umt_trace *t = fx_must_open_dir(trace);
 	const struct calls_limits normal = umt__ix_calls_limits;
 	static const struct { unsigned threads; uint64_t memory; bool tiny; const char *name; } b[] = {
@@ -805,7 +796,7 @@ static void test_damaged(void **state)
 	build(t, idx, 1, 0);
 	damage(t, idx, 1);
 	umt_trace_close(t);
-	umtgen(trace, "--records 6000 --threads 3 --seed 68");
+	fx_umtgen(trace, "--records 6000 --threads 3 --seed 68");
 	t = fx_must_open_dir(trace);
 	build(t, idx, 2, 0);
 	damage(t, idx, 97);
@@ -837,7 +828,7 @@ static void test_killed_build(void **state)
 	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t"), *other = tmp_path(dir, "o");
 	char *idx = tmp_path(dir, "i");
 	unsigned outcomes[3] = {0, 0, 0}, k = 1;
-	umtgen(other, "--records 3000 --threads 2 --seed 68");
+	fx_umtgen(other, "--records 3000 --threads 2 --seed 68");
 	assert_int_equal(fx_write_call_trace(trace), 0);
 	umt_trace *t = fx_must_open_dir(trace), *o = fx_must_open_dir(other);
 	for (;; k++) {
@@ -1037,7 +1028,7 @@ static void check_values(const char *args, bool code32)
 	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t"), *idx = tmp_path(dir, "i");
 	char *truth = tmp_path(dir, "truth.jsonl"), gen_args[512];
 	snprintf(gen_args, sizeof gen_args, "%s --truth %s --truth-every 1", args, truth);
-	umtgen(trace, gen_args);
+	fx_umtgen(trace, gen_args);
 	umt_trace *t = fx_must_open_dir(trace);
 	umt_index *ix = build_open(t, idx, 2, 0);
 	struct truth_samples ts = truth_samples(truth, code32);
