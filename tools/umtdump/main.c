@@ -33,7 +33,8 @@ enum {
 	OPT_AT = 1 << 12,
 	OPT_OUT = 1 << 13,
 	OPT_THREADS = 1 << 14,
-	OPT_MEMORY = 1 << 15
+	OPT_MEMORY = 1 << 15,
+	OPT_CSV = 1 << 16
 };
 
 struct command {
@@ -150,6 +151,19 @@ static const struct command commands[] = {
 	 "options:\n"
 	 "  --at ID              the record (required)\n",
 	 2, 2, "ADDR LEN"},
+	{"sql", cmd_sql, OPT_CSV, "SQL queries over the trace's tables",
+	 "Runs the SQL statements of QUERY, or of standard input when QUERY is absent\n"
+	 "or -, with the trace's tables attached (records, instructions, operands,\n"
+	 "accesses, threads, modules, syscalls, address_space, metadata, mem: see\n"
+	 "docs/sql.md), and prints the rows of each statement as an aligned table.\n"
+	 "accesses by address and mem need the index (umtdump index); --index and\n"
+	 "--xed-dir (names of mnemonics and syscalls) apply. Exit status 2 for SQL\n"
+	 "that does not compile, 1 for a statement that fails while it runs.\n"
+	 "\n"
+	 "options:\n"
+	 "  --csv                CSV (RFC 4180) instead of a table\n"
+	 "  --json               JSON Lines: one object per row, the columns as keys\n",
+	 0, 1, "[QUERY]"},
 };
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])
 
@@ -377,6 +391,8 @@ static int parse_option(int argc, char **argv, int *i, struct parse *p)
 			return p->o.accesses = true, p->used |= OPT_ACCESSES, 0;
 		if (!strcmp(a, "--reverse"))
 			return p->o.reverse = true, p->used |= OPT_REVERSE, 0;
+		if (!strcmp(a, "--csv"))
+			return p->o.csv = true, p->used |= OPT_CSV, 0;
 	}
 	report("unknown option %s (see umtdump --help)", a);
 	return EXIT_USAGE;
@@ -424,6 +440,8 @@ static const char *option_name(unsigned bits)
 		return "--accesses";
 	if (bits & OPT_REVERSE)
 		return "--reverse";
+	if (bits & OPT_CSV)
+		return "--csv";
 	for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
 		if (valued[k].bit & bits)
 			return valued[k].name;

@@ -43,7 +43,9 @@ struct opts {
 	bool has_at;
 	unsigned threads;      /* --threads, 0: all processors */
 	uint64_t memory;       /* --memory, 0: the library's default */
-	const char *args[2];   /* operands after TRACE_DIR (history ADDR[:LEN], mem ADDR LEN) */
+	const char *args[2];   /* operands after TRACE_DIR (history ADDR[:LEN], mem ADDR LEN,
+	                          sql QUERY) */
+	bool csv;              /* sql --csv */
 	int nargs;
 };
 
@@ -251,6 +253,7 @@ int cmd_stats(umt_trace *t, const struct opts *o);
 int cmd_index(umt_trace *t, const struct opts *o);
 int cmd_history(umt_trace *t, const struct opts *o);
 int cmd_mem(umt_trace *t, const struct opts *o);
+int cmd_sql(umt_trace *t, const struct opts *o);
 
 /* ---- the index (index.c) --------------------------------------------------------- */
 
