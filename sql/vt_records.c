@@ -78,7 +78,7 @@ static int filter(struct usql_cursor *c, const struct usql_args *a)
 /* The InsID of an instruction record, or -1 (NULL columns) for other records. */
 static int64_t ins_id(const umt_rec *r)
 {
-	int64_t id;
+	int64_t id = -1;
 	return umt_rec_ins(r, &id, NULL, NULL) == 0 ? id : -1;
 }
 
