@@ -82,6 +82,20 @@ static int64_t ins_id(const umt_rec *r)
 	return umt_rec_ins(r, &id, NULL, NULL) == 0 ? id : -1;
 }
 
+/* A column of the instruction row a record executed; NULL for other records. */
+static int ins_column(struct usql_cursor *c, sqlite3_context *ctx, const umt_rec *r, int field)
+{
+	int64_t id = ins_id(r);
+	umt_ins_exec x;
+	if (id < 0 && r->type != UMT_REC_INSTRUCTION) {
+		sqlite3_result_null(ctx);
+		return SQLITE_OK;
+	}
+	if (id < 0 || (uint64_t)id >= umt_ins_count(c->t)) /* the library says which record */
+		return usql_result_fail(ctx, umt_rec_ins_exec(c->t, r, &x));
+	return usql_ins_column(c, ctx, (uint64_t)id, field);
+}
+
 /* prev or next: the thread's chain links as stored, NULL for none. */
 static int link_column(struct usql_cursor *c, sqlite3_context *ctx, int col)
 {
@@ -135,11 +149,7 @@ static int column(struct usql_cursor *c, sqlite3_context *ctx, int col)
 	case COL_DISASM:
 	case COL_MODULE_ID:
 	case COL_MODULE:
-		if (ins_id(r) < 0)
-			sqlite3_result_null(ctx);
-		else
-			return usql_ins_column(c, ctx, (uint64_t)ins_id(r), ins_field[col]);
-		break;
+		return ins_column(c, ctx, r, ins_field[col]);
 	case COL_SYSCALL_ID:
 	case COL_EXIT_CODE: return typed_column(ctx, r, col);
 	default: return link_column(c, ctx, col);

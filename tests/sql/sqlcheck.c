@@ -135,8 +135,9 @@ void db_fails(sqlite3 *db, bool at_prepare, const char *what, const char *fmt, .
 	if (at_prepare != (rc != SQLITE_OK))
 		fail_msg("%s: prepare %s: %s", sql, rc == SQLITE_OK ? "succeeded" : "failed",
 		         sqlite3_errmsg(db));
-	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW)
-		;
+	if (rc == SQLITE_OK)
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+			;
 	if (rc == SQLITE_DONE)
 		fail_msg("%s: succeeded, expected an error with \"%s\"", sql, what);
 	if (strstr(sqlite3_errmsg(db), what) == NULL)
