@@ -35,7 +35,7 @@ static int module_column(struct usql_cursor *c, sqlite3_context *ctx, uint64_t i
 		return SQLITE_OK;
 	}
 	if (rc < 0)
-		return usql_result_fail(ctx, rc);
+		return usql_result_fail(c, ctx, rc);
 	if (field == USQL_INS_MODULE_ID) {
 		sqlite3_result_int64(ctx, (sqlite3_int64)mod);
 		return SQLITE_OK;
@@ -56,7 +56,7 @@ static int decoded_column(struct usql_cursor *c, sqlite3_context *ctx, uint64_t 
 	umt_decoded d;
 	int rc = umt_ins_decoded(c->t, ins_id, &d);
 	if (rc < 0)
-		return usql_result_fail(ctx, rc);
+		return usql_result_fail(c, ctx, rc);
 	const umt_names *n = c->src->names;
 	const umt_decoded_ins *di = d.ins;
 	switch (field) {
@@ -87,12 +87,12 @@ int usql_ins_column(struct usql_cursor *c, sqlite3_context *ctx, uint64_t ins_id
 		return module_column(c, ctx, ins_id, field);
 	case USQL_INS_DISASM:
 		if ((rc = umt_ins_disasm(c->t, ins_id, &text, &len)) < 0)
-			return usql_result_fail(ctx, rc);
+			return usql_result_fail(c, ctx, rc);
 		usql_result_text(ctx, text, len);
 		return SQLITE_OK;
 	case USQL_INS_CODE:
 		if ((rc = umt_ins_code(c->t, ins_id, &code, &size)) < 0)
-			return usql_result_fail(ctx, rc);
+			return usql_result_fail(c, ctx, rc);
 		usql_result_blob(ctx, code, size);
 		return SQLITE_OK;
 	case USQL_INS_ADDRESS:
@@ -100,7 +100,7 @@ int usql_ins_column(struct usql_cursor *c, sqlite3_context *ctx, uint64_t ins_id
 	case USQL_INS_IS_64BIT:
 	case USQL_INS_TYPE:
 		if ((rc = umt_ins_get(c->t, ins_id, &row)) < 0)
-			return usql_result_fail(ctx, rc);
+			return usql_result_fail(c, ctx, rc);
 		sqlite3_result_int64(ctx, field == USQL_INS_ADDRESS ? row->Address
 		                          : field == USQL_INS_SIZE  ? row->CodeSize
 		                          : field == USQL_INS_TYPE  ? row->Type

@@ -263,8 +263,12 @@ int usql_failf(struct usql_cursor *c, const char *fmt, ...) USQL_PRINTF(2, 3);
 /** Sets the table's error to @p msg (sqlite3_malloc'd, taken). @return SQLITE_ERROR. */
 int usql_fail_msg(struct usql_cursor *c, char *msg);
 
-/** Makes the column's value the library's last failure. @return SQLITE_OK (the error is the value's). */
-int usql_result_fail(sqlite3_context *ctx, int umt_rc);
+/**
+ * Makes the column's value the library's last failure, named as the
+ * table's errors are ("records: exec.vtable: record 7 ..."). @return
+ * SQLITE_OK (the error is the value's).
+ */
+int usql_result_fail(struct usql_cursor *c, sqlite3_context *ctx, int umt_rc);
 
 /** Text of @p n bytes (copied: values never point into the mapping). */
 void usql_result_text(sqlite3_context *ctx, const char *s, size_t n);

@@ -18,7 +18,7 @@ static int column(struct usql_cursor *c, sqlite3_context *ctx, int col)
 	const umt_address_range *row;
 	int rc = umt_address_range_get(c->t, id, &row);
 	if (rc < 0)
-		return usql_result_fail(ctx, rc);
+		return usql_result_fail(c, ctx, rc);
 	switch (col) {
 	case COL_ID: sqlite3_result_int64(ctx, (sqlite3_int64)id); break;
 	case COL_FIRST: sqlite3_result_int64(ctx, row->First); break;

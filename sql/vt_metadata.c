@@ -29,7 +29,7 @@ static int column(struct usql_cursor *c, sqlite3_context *ctx, int col)
 	if (rc == 0)
 		rc = umt_meta_leaf(m, (size_t)id, &path, &text);
 	if (rc < 0)
-		return usql_result_fail(ctx, rc);
+		return usql_result_fail(c, ctx, rc);
 	if (col == COL_ID)
 		sqlite3_result_int64(ctx, (sqlite3_int64)id);
 	else if (col == COL_PATH)

@@ -45,7 +45,7 @@ static int row2015_column(struct usql_cursor *c, sqlite3_context *ctx, uint64_t 
 		return SQLITE_OK;
 	}
 	if (rc < 0)
-		return usql_result_fail(ctx, rc);
+		return usql_result_fail(c, ctx, rc);
 	if (col == COL_FILE_TIME) {
 		int64_t sec;
 		umt_filetime_to_unix(row->LastFileWriteTime, &sec, NULL);
@@ -72,7 +72,7 @@ static int column(struct usql_cursor *c, sqlite3_context *ctx, int col)
 		return row2015_column(c, ctx, id, col);
 	int rc = umt_module_get(c->t, id, &row);
 	if (rc < 0)
-		return usql_result_fail(ctx, rc);
+		return usql_result_fail(c, ctx, rc);
 	switch (col) {
 	case COL_ID: sqlite3_result_int64(ctx, (sqlite3_int64)id); break;
 	case COL_START: sqlite3_result_int64(ctx, row->StartAddr); break;

@@ -87,7 +87,7 @@ static int value_column(struct cursor *k, sqlite3_context *ctx, int when)
 	if (rc == UMT_E_NO_VALUE)
 		sqlite3_result_null(ctx);
 	else if (rc < 0)
-		return usql_result_fail(ctx, rc);
+		return usql_result_fail(&k->c, ctx, rc);
 	else
 		usql_result_value(ctx, v.data, v.size);
 	return SQLITE_OK;
@@ -114,7 +114,7 @@ static int column(struct usql_cursor *c, sqlite3_context *ctx, int col)
 		break;
 	case COL_KIND:
 		if ((rc = umt_operand_kind(&k->x, k->i)) < 0)
-			return usql_result_fail(ctx, rc);
+			return usql_result_fail(c, ctx, rc);
 		sqlite3_result_text(ctx, kind_name(rc), -1, SQLITE_STATIC);
 		break;
 	case COL_SIZE: sqlite3_result_int(ctx, op->Size); break;
@@ -123,7 +123,7 @@ static int column(struct usql_cursor *c, sqlite3_context *ctx, int col)
 		if ((rc = umt_operand_address(&k->x, k->i, &address)) == UMT_E_NO_VALUE)
 			sqlite3_result_null(ctx);
 		else if (rc < 0)
-			return usql_result_fail(ctx, rc);
+			return usql_result_fail(c, ctx, rc);
 		else
 			sqlite3_result_int64(ctx, (sqlite3_int64)address);
 		break;

@@ -92,7 +92,7 @@ static int ins_column(struct usql_cursor *c, sqlite3_context *ctx, const umt_rec
 		return SQLITE_OK;
 	}
 	if (id < 0 || (uint64_t)id >= umt_ins_count(c->t)) /* the library says which record */
-		return usql_result_fail(ctx, umt_rec_ins_exec(c->t, r, &x));
+		return usql_result_fail(c, ctx, umt_rec_ins_exec(c->t, r, &x));
 	return usql_ins_column(c, ctx, (uint64_t)id, field);
 }
 
@@ -102,7 +102,7 @@ static int link_column(struct usql_cursor *c, sqlite3_context *ctx, int col)
 	int64_t prev, nxt;
 	int rc = umt_exec_links(c->t, ((struct cursor *)c)->rec.id, &prev, &nxt);
 	if (rc < 0)
-		return usql_result_fail(ctx, rc);
+		return usql_result_fail(c, ctx, rc);
 	int64_t v = col == COL_PREV ? prev : nxt;
 	if (v < 0)
 		sqlite3_result_null(ctx);

@@ -2,7 +2,7 @@
  * libumtrace SQLite module - the syscalls table: one row per syscall
  * record, with its thread (that of its entry record), its name (from the
  * syscall_unified_id_vN.h header of xed=DIR, else NULL), its result when it
- * completed, its first six arguments as columns and all of them as a JSON
+ * completed, its first twelve arguments as columns and all of them as a JSON
  * array of integers.
  */
 #include "usql.h"
@@ -10,7 +10,7 @@
 enum {
 	COL_ID, COL_THREAD_ID, COL_RAW_ID, COL_UNIFORM_ID, COL_NAME, COL_CONVENTION, COL_COMPLETED,
 	COL_BEGIN_ID, COL_END_ID, COL_BEFORE_SP, COL_RESULT, COL_ARG_COUNT, COL_ARG0,
-	COL_ARGS = COL_ARG0 + 6
+	COL_ARGS = COL_ARG0 + 12
 };
 
 static int count(const umt_trace *t, uint64_t *n)
@@ -25,7 +25,7 @@ static int thread_column(struct usql_cursor *c, sqlite3_context *ctx, const umt_
 	umt_rec r;
 	int rc = s->rec->BeginEID < 0 ? UMT_E_RANGE : umt_exec_get(c->t, (uint64_t)s->rec->BeginEID, &r);
 	if (rc < 0)
-		return usql_result_fail(ctx, rc);
+		return usql_result_fail(c, ctx, rc);
 	sqlite3_result_int(ctx, r.thread_id);
 	return SQLITE_OK;
 }
@@ -56,7 +56,7 @@ static int column(struct usql_cursor *c, sqlite3_context *ctx, int col)
 	umt_syscall s;
 	int rc = umt_syscall_get(c->t, id, &s);
 	if (rc < 0)
-		return usql_result_fail(ctx, rc);
+		return usql_result_fail(c, ctx, rc);
 	const umt_syscall_rec *r = s.rec;
 	const char *name;
 	switch (col) {
@@ -99,5 +99,6 @@ const struct usql_table usql_syscalls = USQL_ROWS_TABLE(
 	"CREATE TABLE x(id INTEGER, thread_id INTEGER, raw_id INTEGER, uniform_id INTEGER, "
 	"name TEXT, convention INTEGER, completed INTEGER, begin_id INTEGER, end_id INTEGER, "
 	"before_sp INTEGER, result INTEGER, arg_count INTEGER, arg0 INTEGER, arg1 INTEGER, "
-	"arg2 INTEGER, arg3 INTEGER, arg4 INTEGER, arg5 INTEGER, args TEXT)",
+	"arg2 INTEGER, arg3 INTEGER, arg4 INTEGER, arg5 INTEGER, arg6 INTEGER, arg7 INTEGER, "
+	"arg8 INTEGER, arg9 INTEGER, arg10 INTEGER, arg11 INTEGER, args TEXT)",
 	column, count);

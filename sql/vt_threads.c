@@ -18,7 +18,7 @@ static int column(struct usql_cursor *c, sqlite3_context *ctx, int col)
 	const umt_thread_rec *row;
 	int rc = umt_thread_get(c->t, id, &row);
 	if (rc < 0)
-		return usql_result_fail(ctx, rc);
+		return usql_result_fail(c, ctx, rc);
 	switch (col) {
 	case COL_ID: sqlite3_result_int64(ctx, (sqlite3_int64)id); break;
 	case COL_WIN_TID: sqlite3_result_int(ctx, row->WinTID); break;

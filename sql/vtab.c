@@ -271,10 +271,15 @@ int usql_failf(struct usql_cursor *c, const char *fmt, ...)
 	return usql_fail_msg(c, msg);
 }
 
-int usql_result_fail(sqlite3_context *ctx, int umt_rc)
+int usql_result_fail(struct usql_cursor *c, sqlite3_context *ctx, int umt_rc)
 {
 	const char *m = umt_errmsg();
-	sqlite3_result_error(ctx, *m ? m : umt_strerror(umt_rc), -1);
+	char *msg = sqlite3_mprintf("%s: %s", c->vt->def->name, *m ? m : umt_strerror(umt_rc));
+	if (msg == NULL)
+		sqlite3_result_error_nomem(ctx);
+	else
+		sqlite3_result_error(ctx, msg, -1);
+	sqlite3_free(msg);
 	return SQLITE_OK;
 }
 

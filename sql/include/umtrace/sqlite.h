@@ -6,7 +6,7 @@
  *   - the loadable extension libumtrace_sqlite.so, from any SQLite program
  *     (".load libumtrace_sqlite" in the sqlite3 shell, load_extension() in
  *     Python's sqlite3 module), then SELECT umtrace_open('/path/to/trace');
- *   - this header and the static library libumtrace_sqlite.a (linked with
+ *   - this header and the static library libumtrace_sql.a (linked with
  *     libumtrace and -lsqlite3), for C programs: umt_sqlite_register() on a
  *     connection, then umtrace_open() in SQL or umt_sqlite_attach() with a
  *     trace the program opened itself (one handle may serve any number of
