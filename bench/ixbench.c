@@ -3,7 +3,8 @@
  * ratio against a limit or a peer measured in the same run.
  *
  *   ixbench --trace DIR [--tmp DIR] [--runs N] [--queries N] [--memory MiB]
- *           [--only build,rss,size,query,cold,sqlite] [--index DIR] [--smoke]
+ *           [--only build,rss,size,query,cold,sqlite,regsize,state,regchange,origin]
+ *           [--index DIR] [--smoke]
  *
  *   build  the index on 1 and 2 threads against a scan that only extracts
  *          the same postings (no sort, no write) on as many threads
@@ -19,6 +20,7 @@
  *          evicted: major page faults per query (goal <= 10)
  *   sqlite the same accesses in an SQLite table indexed on (address, record):
  *          load time, size, and the last-write query (needs SQLite)
+ *   regsize, state, regchange, origin: the registers (ixregs.c)
  *
  * The index is built into --tmp (default $TMPDIR or /tmp), or with --index
  * DIR an index built before is queried (build and rss still build). Not a test:
@@ -43,6 +45,7 @@
 #endif
 
 #include "../src/index/ixint.h"
+#include "ixbench.h"
 
 static struct {
 	const char *trace, *tmp, *only, *build_only, *index;
@@ -60,7 +63,7 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static bool wanted(const char *name)
+bool ixb_wanted(const char *name)
 {
 	if (cfg.only == NULL)
 		return true;
@@ -89,8 +92,8 @@ static double median(double *v, size_t n)
 	return n ? v[n / 2] : 0;
 }
 
-static void line(const char *what, double value, const char *unit, const char *peer,
-                 double ratio, const char *goal, bool met)
+void ixb_line(const char *what, double value, const char *unit, const char *peer, double ratio,
+              const char *goal, bool met)
 {
 	printf("%-44s %12.3f %-6s %-34s ratio %8.3f  goal %-8s %s\n", what, value, unit, peer,
 	       ratio, goal, *goal == '(' ? "" : met ? "met" : "NOT MET");
@@ -177,13 +180,13 @@ static void bench_build(umt_trace *t, const char *dir)
 	printf("build: %llu records, %llu postings, %llu runs spilled, budget %llu MiB\n",
 	       (unsigned long long)umt_exec_count(t), (unsigned long long)postings,
 	       (unsigned long long)s.runs, (unsigned long long)(cfg.memory >> 20));
-	line("build, 1 thread (M records/s)", rec / mb1, "M/s", "extraction only, 1 thread", me1 / mb1,
+	ixb_line("build, 1 thread (M records/s)", rec / mb1, "M/s", "extraction only, 1 thread", me1 / mb1,
 	     ">= 0.5", me1 / mb1 >= 0.5);
-	line("build, 2 threads (M records/s)", rec / mb2, "M/s", "extraction only, 2 threads",
+	ixb_line("build, 2 threads (M records/s)", rec / mb2, "M/s", "extraction only, 2 threads",
 	     me2 / mb2, ">= 0.5", me2 / mb2 >= 0.5);
-	line("build, 2 threads vs 1", rec / mb2, "M/s", "build, 1 thread", mb1 / mb2, ">= 1.6",
+	ixb_line("build, 2 threads vs 1", rec / mb2, "M/s", "build, 1 thread", mb1 / mb2, ">= 1.6",
 	     mb1 / mb2 >= 1.6);
-	line("extraction, 2 threads vs 1", rec / me2, "M/s", "extraction, 1 thread", me1 / me2,
+	ixb_line("extraction, 2 threads vs 1", rec / me2, "M/s", "extraction, 1 thread", me1 / me2,
 	     "(report)", true);
 }
 
@@ -213,7 +216,7 @@ static void bench_rss(const char *dir)
 		char what[64];
 		snprintf(what, sizeof what, "peak RSS of a build, %u thread%s", threads,
 		         threads > 1 ? "s" : "");
-		line(what, mib, "MiB", "budget + 64 MiB", mib / limit, "<= 1", mib <= limit);
+		ixb_line(what, mib, "MiB", "budget + 64 MiB", mib / limit, "<= 1", mib <= limit);
 	}
 }
 
@@ -226,9 +229,9 @@ static void bench_size(umt_trace *t, umt_index *ix)
 	uint64_t exec = umt_trace_file_size(t, UMT_FILE_EXEC_VTABLE) +
 	                umt_trace_file_size(t, UMT_FILE_EXEC_OFFSETS) +
 	                umt_trace_file_size(t, UMT_FILE_EXEC_PREV_NEXT);
-	line("index size (MiB)", (double)info.bytes / 1048576.0, "MiB", "the trace's exec files",
+	ixb_line("index size (MiB)", (double)info.bytes / 1048576.0, "MiB", "the trace's exec files",
 	     (double)info.bytes / (double)exec, "<= 0.5", info.bytes <= exec / 2);
-	line("bytes per access", (double)info.bytes / (double)info.accesses, "B",
+	ixb_line("bytes per access", (double)info.bytes / (double)info.accesses, "B",
 	     "bytes per record of the trace", (double)info.bytes / (double)info.accesses /
 	     ((double)exec / (double)umt_exec_count(t)), "(report)", true);
 }
@@ -328,11 +331,11 @@ static void bench_query(umt_trace *t, umt_index *ix, struct probe *p, size_t n)
 			fprintf(stderr, "ixbench: the index and the scan disagree at probe %zu\n", i);
 	}
 	double scan = (now() - t0) / (double)m;
-	line("last write before N, 8 bytes, warm (us)", ml * 1e6, "us", "limit 10 us", ml * 1e6 / 10,
+	ixb_line("last write before N, 8 bytes, warm (us)", ml * 1e6, "us", "limit 10 us", ml * 1e6 / 10,
 	     "<= 1", ml <= 10e-6);
-	line("last write: brute-force scan (s)", scan, "s", "the index's median", scan / ml,
+	ixb_line("last write: brute-force scan (s)", scan, "s", "the index's median", scan / ml,
 	     "(report)", true);
-	line("memory at N, 4 KiB, warm (ms)", mm * 1e3, "ms", "limit 2 ms", mm * 1e3 / 2, "<= 1",
+	ixb_line("memory at N, 4 KiB, warm (ms)", mm * 1e3, "ms", "limit 2 ms", mm * 1e3 / 2, "<= 1",
 	     mm <= 2e-3);
 	free(lat), free(mem), free(buf);
 }
@@ -379,9 +382,9 @@ static void bench_cold(umt_trace *t, umt_index *ix, const char *index, struct pr
 		faults[i] = (double)(b.ru_majflt - a.ru_majflt);
 	}
 	double mf = median(faults, m), ml = median(lat, m);
-	line("last write, cold: page reads (major faults)", mf, "pages", "limit 10 pages", mf / 10,
+	ixb_line("last write, cold: page reads (major faults)", mf, "pages", "limit 10 pages", mf / 10,
 	     "<= 1", mf <= 10);
-	line("last write, cold: time (ms)", ml * 1e3, "ms", "(index and trace evicted)", 1,
+	ixb_line("last write, cold: time (ms)", ml * 1e3, "ms", "(index and trace evicted)", 1,
 	     "(report)", true);
 	umt_exec_advise(t, 0, umt_exec_count(t), UMT_ADVISE_NORMAL);
 	free(faults), free(lat);
@@ -484,11 +487,11 @@ static void bench_sqlite(umt_trace *t, umt_index *ix, struct probe *p, size_t n)
 	double ml = median(lat, n);
 	printf("sqlite: %llu rows, largest access %llu bytes, %zu answers differ from the index\n",
 	       (unsigned long long)rows, (unsigned long long)max_size, disagree);
-	line("SQLite load + index (s)", load, "s", "umt_index_build, 2 threads", load / ib,
+	ixb_line("SQLite load + index (s)", load, "s", "umt_index_build, 2 threads", load / ib,
 	     "(report)", true);
-	line("SQLite file size (MiB)", (double)st.st_size / 1048576.0, "MiB", "the index",
+	ixb_line("SQLite file size (MiB)", (double)st.st_size / 1048576.0, "MiB", "the index",
 	     (double)st.st_size / (double)info.bytes, "(report)", true);
-	line("SQLite last write before N (us)", ml * 1e6, "us", "the index", 1, "(report)", true);
+	ixb_line("SQLite last write before N (us)", ml * 1e6, "us", "the index", 1, "(report)", true);
 	unlink(path);
 	free(lat);
 	char cmd[4200];
@@ -503,7 +506,8 @@ static void bench_sqlite(umt_trace *t, umt_index *ix, struct probe *p, size_t n)
 static void usage(void)
 {
 	fprintf(stderr, "usage: ixbench --trace DIR [--tmp DIR] [--runs N] [--queries N] "
-	                "[--memory MiB] [--only build,rss,size,query,cold,sqlite] [--index DIR] [--smoke]\n");
+	                "[--memory MiB] [--only build,rss,size,query,cold,sqlite,regsize,state,regchange,\n"
+	                "origin] [--index DIR] [--smoke]\n");
 	exit(2);
 }
 
@@ -559,9 +563,9 @@ int main(int argc, char **argv)
 	}
 	char dir[4096];
 	snprintf(dir, sizeof dir, "%s/ixbench-%d.index", cfg.tmp, (int)getpid());
-	if (wanted("build"))
+	if (ixb_wanted("build"))
 		bench_build(t, dir);
-	if (wanted("rss"))
+	if (ixb_wanted("rss"))
 		bench_rss(dir);
 	umt_index_build_stats s;
 	if (cfg.index) /* a prebuilt index: only the queries */
@@ -573,16 +577,18 @@ int main(int argc, char **argv)
 		die("open the index");
 	struct probe *p = malloc(cfg.queries * sizeof *p);
 	size_t n = pick_probes(t, p, cfg.queries);
-	if (wanted("size"))
+	if (ixb_wanted("size"))
 		bench_size(t, ix);
-	if (wanted("query") && n)
+	if (ixb_wanted("query") && n)
 		bench_query(t, ix, p, n);
-	if (wanted("cold") && n)
+	if (ixb_wanted("cold") && n)
 		bench_cold(t, ix, dir, p, n);
 #ifdef UMT_HAVE_SQLITE
-	if (wanted("sqlite") && n)
+	if (ixb_wanted("sqlite") && n)
 		bench_sqlite(t, ix, p, n);
 #endif
+	struct ixb regs = {cfg.trace, cfg.tmp, cfg.runs, cfg.queries};
+	ixbench_regs(&regs, t, ix);
 	umt_index_close(ix);
 	umt_trace_close(t);
 	free(p);

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -522,6 +523,11 @@ static void test_edge_answers(void **state)
 
 /* ---- the same bytes whatever the threads and the budget ----------------------------------- */
 
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 static unsigned char *slurp(const char *dir, const char *name, size_t *n)
 {
 	char *p = tmp_path(dir, name);
@@ -537,17 +543,42 @@ static unsigned char *slurp(const char *dir, const char *name, size_t *n)
 	return b;
 }
 
+/* The files of index directory @p dir, sorted, NULL-terminated (at most 31). */
+static void list_files(const char *dir, char *names[32])
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t n = 0;
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.' && n < 31)
+			names[n++] = tmp_path("", e->d_name) + 1; /* "/NAME": freed from its start below */
+	closedir(d);
+	names[n] = NULL;
+	qsort(names, n, sizeof names[0], cmp_names);
+}
+
+/* Every file of the two index directories: the same names, the same bytes. */
 static void expect_same_files(const char *a, const char *b)
 {
-	static const char *const names[] = {"index.umti", "mem.dir", "mem.post", "mem.skip"};
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+	char *names[32], *other[32];
+	list_files(a, names);
+	list_files(b, other);
+	for (size_t i = 0; names[i] || other[i]; i++) {
+		assert_non_null(names[i]);
+		assert_non_null(other[i]);
+		assert_string_equal(names[i], other[i]);
+		free(other[i] - 1);
+	}
+	assert_non_null(names[5]); /* the header, the memory's three files, the registers' two */
+	for (size_t i = 0; names[i]; i++) {
 		size_t na, nb;
 		unsigned char *x = slurp(a, names[i], &na), *y = slurp(b, names[i], &nb);
 		if (na != nb || memcmp(x, y, na) != 0)
 			print_error("%s differs between %s and %s\n", names[i], a, b);
 		assert_int_equal(na, nb);
 		assert_memory_equal(x, y, na);
-		free(x), free(y);
+		free(x), free(y), free(names[i] - 1);
 	}
 }
 
@@ -606,12 +637,86 @@ static void put_file(const char *dir, const char *name, const unsigned char *b, 
 	free(p);
 }
 
-/* Queries of the damage tests: addresses, and the record of the memory queries. */
+/* Queries of the damage tests: addresses, and the record of the memory queries; the
+ * register queries' answers of the intact index. */
+#define REG_PROBES 6
 struct probes {
 	uint64_t addrs[24];
 	size_t n;
 	uint64_t at;
+	umt_trace *t;
+	uint64_t reg_at[REG_PROBES];
+	uint8_t *reg_answer[REG_PROBES]; /* data, known, sources; then rax's last writes */
+	size_t reg_size;
 };
+
+/* The register answers at record @p at: the state of its thread and of thread 0, and
+ * the last 3 writes of rax before it in thread 0 (ids and values); NULL when a query fails. */
+static uint8_t *reg_answers(umt_index *ix, umt_trace *t, uint64_t at, size_t *size)
+{
+	umt_state st;
+	if (umt_state_init(ix, &st) != 0)
+		return NULL;
+	size_t one = st.size * 10, n = 2 * one + 3 * (8 + UMT_REG_MAX_SIZE * 2);
+	uint8_t *a = calloc(1, n);
+	int rc = 0;
+	for (int k = 0; rc == 0 && k < 2; k++) {
+		if ((rc = umt_state_at(ix, at, k ? 0 : -1, &st)) == 0) {
+			memcpy(a + k * one, st.data, st.size);
+			memcpy(a + k * one + st.size, st.known, st.size);
+			memcpy(a + k * one + 2 * st.size, st.sources, 8 * st.size);
+		}
+	}
+	umt_state_release(&st);
+	umt_reg_history_query q;
+	umt_reg_history_query_init(&q, umt_reg_by_name(t, "rax"));
+	q.thread = 0;
+	q.to = at;
+	q.reverse = 1;
+	q.limit = 3;
+	umt_reg_history *h;
+	umt_reg_write w;
+	if (rc == 0 && (rc = umt_reg_history_open(ix, &q, &h)) == 0) {
+		for (uint8_t *p = a + 2 * one; (rc = umt_reg_history_next(h, &w)) > 0; p += 8 + 2 * UMT_REG_MAX_SIZE)
+			memcpy(p, &w.id, 8), memcpy(p + 8, w.value, w.size), memcpy(p + 8 + w.size, w.known, w.size);
+		umt_reg_history_close(h);
+	}
+	if (rc < 0) {
+		free(a);
+		return NULL;
+	}
+	*size = n;
+	return a;
+}
+
+static void reg_probes(umt_index *ix, umt_trace *t, struct probes *pr)
+{
+	for (int i = 0; i < REG_PROBES; i++) {
+		pr->reg_at[i] = (umt_exec_count(t) - 1) * (uint64_t)i / (REG_PROBES - 1);
+		pr->reg_answer[i] = reg_answers(ix, t, pr->reg_at[i], &pr->reg_size);
+		assert_non_null(pr->reg_answer[i]);
+	}
+}
+
+static void free_probes(struct probes *pr)
+{
+	for (int i = 0; i < REG_PROBES; i++)
+		free(pr->reg_answer[i]);
+}
+
+/* The register answers are the intact index's. */
+static bool regs_hold(umt_index *ix, const struct probes *pr)
+{
+	for (int i = 0; i < REG_PROBES; i++) {
+		size_t n;
+		uint8_t *a = reg_answers(ix, pr->t, pr->reg_at[i], &n);
+		bool same = a && n == pr->reg_size && memcmp(a, pr->reg_answer[i], n) == 0;
+		free(a);
+		if (!same)
+			return false;
+	}
+	return true;
+}
 
 /* The answers of the probes match the brute force; false at the first that does not. */
 static bool answers_hold(umt_index *ix, const struct bf *b, const struct probes *pr)
@@ -640,7 +745,7 @@ static bool answers_hold(umt_index *ix, const struct bf *b, const struct probes 
 		    memcmp(k, wk, 8) || memcmp(s, ws, 8))
 			return false;
 	}
-	return true;
+	return regs_hold(ix, pr);
 }
 
 /*
@@ -651,12 +756,16 @@ static void damage(umt_trace *t, const char *idx, const struct bf *b, const stru
                    size_t stride)
 {
 	umt_index *ix;
-	static const char *const names[] = {"index.umti", "mem.dir", "mem.post", "mem.skip"};
+	static const char *const names[] = {"index.umti", "mem.dir", "mem.post", "mem.skip",
+	                                    "regs.dir", "regs.ckpt"};
 	unsigned detected = 0, harmless = 0;
 	for (size_t f = 0; f < sizeof names / sizeof names[0]; f++) {
+		unsigned d0 = detected, h0 = harmless;
 		size_t n;
 		unsigned char *orig = slurp(idx, names[f], &n), *copy = malloc(n + 1);
-		for (size_t i = 0; i < n; i += i < 64 ? 1 : stride) {
+		/* the registers' files: every 7th byte at most (each flip runs verify's scan) */
+		size_t step = f >= 4 && stride > 7 ? 7 : stride;
+		for (size_t i = 0; i < n; i += i < 64 ? 1 : step) {
 			memcpy(copy, orig, n);
 			copy[i] ^= (unsigned char)(1u << (i % 8));
 			put_file(idx, names[f], copy, n);
@@ -683,6 +792,8 @@ static void damage(umt_trace *t, const char *idx, const struct bf *b, const stru
 		put_file(idx, names[f], orig, n);
 		free(orig);
 		free(copy);
+		print_message("%s: %u damaged bytes detected, %u harmless\n", names[f], detected - d0,
+		              harmless - h0);
 	}
 	assert_true(detected > harmless);
 	umt_index *again = build_open(t, idx, 1, 0); /* intact again */
@@ -697,23 +808,31 @@ static void test_damaged(void **state)
 	umt_trace *t = fx_must_open_dir(trace);
 	struct bf b;
 	bf_load(t, &b);
-	umt_index_close(build_open(t, idx, 1, 0));
-	struct probes pr = {{0x10000, 0x10008, 0x1003c, 0x10100, 0x10ffc, 0x20ff0, 0x30000,
-	                     0x40010, 0x50000, TOP}, 10, 17};
+	umt_index *ix = build_open(t, idx, 1, 0);
+	struct probes pr = {.addrs = {0x10000, 0x10008, 0x1003c, 0x10100, 0x10ffc, 0x20ff0, 0x30000,
+	                              0x40010, 0x50000, TOP},
+	                    .n = 10, .at = 17, .t = t};
+	reg_probes(ix, t, &pr);
+	umt_index_close(ix);
 	damage(t, idx, &b, &pr, 1);
 	umt_trace_close(t);
+	free_probes(&pr);
 	free(b.a);
 	/* a generated trace: long lists, skip entries */
 	umtgen(trace, "--records 6000 --threads 2 --seed 31");
 	t = fx_must_open_dir(trace);
 	bf_load(t, &b);
-	umt_index_close(build_open(t, idx, 1, 0));
+	ix = build_open(t, idx, 1, 0);
 	pr.n = 0;
 	for (size_t i = 0; i < b.n && pr.n < 24; i += b.n / 24 + 1)
 		pr.addrs[pr.n++] = b.a[i].address;
 	pr.at = umt_exec_count(t) - 1;
+	pr.t = t;
+	reg_probes(ix, t, &pr);
+	umt_index_close(ix);
 	damage(t, idx, &b, &pr, 211);
 	umt_trace_close(t);
+	free_probes(&pr);
 	free(b.a);
 	fx_rmtree(dir);
 	free(dir), free(trace), free(idx);

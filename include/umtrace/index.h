@@ -9,6 +9,9 @@
  *   4. Memory history: who touched [A, A + L), when
  *   5. Memory contents at a record: umt_mem_at()
  *   6. Checking an index against its trace: umt_index_verify()
+ *   7. Registers of a thread at a record: umt_state_at()
+ *   8. A register's history: umt_reg_history_open()
+ *   9. Where a value came from: umt_origin_open()
  *
  * Conventions are those of umtrace.h (its preamble): 0 or positive on
  * success, a negative UMT_E_* code with a message naming the file and the
@@ -52,6 +55,44 @@ extern "C" {
  * Memory is shared by the threads: the latest observation of any thread
  * counts. Instrumentation gaps (exec flag 0x02) are not applied to memory:
  * untraced code may have written memory where the trace cannot tell.
+ *
+ * Registers belong to a thread (a row of thread.itable). A thread's
+ * register file is the context map's dump: DumpSize bytes, in which every
+ * register sits at its Offset for Size bytes of RegMap64 or RegMap32 (by
+ * the 64-bit flag 0x01 of the record that observes or writes it), so al,
+ * ah, ax, eax and rax cover exactly the bytes they share. The value of a
+ * byte of thread T's register file at record N is its latest observation
+ * in T at or before N, applying T's records in order, each in two phases:
+ *   - phase 0, what holds AT the record: with exec flag 0x02
+ *     (instrumentation was off before it) every byte becomes unknown,
+ *     with the record as its source (untraced code ran); then the register
+ *     dump of a context record (thread begin, syscall entry and exit,
+ *     context changes: the state the thread goes on with, umtrace.h
+ *     section 5); then the before values of its register slots (LC slots
+ *     with AddrWidth 0 whose RegName the map places; read, read-write and
+ *     write-only operands alike; their first min(ValueSize, Size) bytes);
+ *   - phase 1, what the record LEAVES: the after values of its register
+ *     slots, and for a 4-byte output of a 64-bit record with decodedIns
+ *     flag 0x08 (32-bit operands in 64-bit code) the upper 4 bytes of its
+ *     8-byte largest enclosing register, zero;
+ *   - umtrace.h section 8b: before values of a record whose inputs are
+ *     not trusted observe nothing; a register slot of a record whose
+ *     outputs are not trusted makes its bytes (for a zero-extended output,
+ *     its whole 8-byte register) UNKNOWN from that record on, with that
+ *     record as their source; a false condition (exec flag 0x04) writes
+ *     nothing: its after values observe the unchanged registers;
+ *   - within a record and phase, slots apply in slot order;
+ *   - the state at N is after phase 1 of T's earlier records and phase 0
+ *     of N itself when N is T's; when N is another thread's, it is the
+ *     state after T's last record before N.
+ * A record WRITES a byte of its thread's register file when its gap, its
+ * dump or one of its register outputs covers it (phase 1 of a false
+ * condition writes nothing), and CHANGES it when it writes it and the
+ * byte was unknown before, or held another value, or the write leaves it
+ * unknown. A register's writes and changes are those of the bytes of its
+ * largest enclosing register (the map's EffLargest) in the record's map.
+ * Records whose ThreadID is not a row of thread.itable have no register
+ * file and change none.
  */
 
 /** "No record": a source of a byte never observed. */
@@ -69,6 +110,14 @@ enum umt_index_phase {
 	UMT_INDEX_PHASE_WRITE = 2  /**< assembling and committing the files: units are bytes */
 };
 
+/** The parts of an index, for umt_index_build_options.sections. */
+enum umt_index_section {
+	UMT_INDEX_SECTION_MEMORY = 1u << 0,    /**< memory history and contents (always built) */
+	UMT_INDEX_SECTION_REGISTERS = 1u << 1  /**< register checkpoints: sections 7-9 */
+};
+/** Every part this library builds. */
+#define UMT_INDEX_SECTIONS_ALL (UMT_INDEX_SECTION_MEMORY | UMT_INDEX_SECTION_REGISTERS)
+
 /** Options of umt_index_build(); start from umt_index_build_options_init(). */
 typedef struct umt_index_build_options {
 	unsigned threads; /**< worker threads; 0: the online processors (at most 64) */
@@ -82,9 +131,12 @@ typedef struct umt_index_build_options {
 	 */
 	void (*on_progress)(int phase, uint64_t done, uint64_t total, void *ctx);
 	void *ctx; /**< passed to on_progress */
+	uint64_t sections; /**< UMT_INDEX_SECTION_* to build (default UMT_INDEX_SECTIONS_ALL; the
+	                        memory section is always built): an index without a part answers
+	                        its queries with UMT_E_MISSING */
 } umt_index_build_options;
 
-/** Defaults: all processors, 256 MiB, no progress. NULL is allowed. */
+/** Defaults: all processors, 256 MiB, every section, no progress. NULL is allowed. */
 UMT_API void umt_index_build_options_init(umt_index_build_options *o);
 
 /** What a build did. */
@@ -110,8 +162,9 @@ typedef struct umt_index_build_stats {
  * trace: the same bytes for any number of threads and any budget.
  * Records that cannot be read (corrupt) stop the build with their error.
  * @p o may be NULL for the defaults; @p stats may be NULL.
- * @return 0; UMT_E_INVAL, UMT_E_NOMEM, UMT_E_IO, and the errors of the
- *   trace's accessors for a corrupt record.
+ * @return 0; UMT_E_INVAL (also: o->sections with bits this library does
+ *   not know), UMT_E_NOMEM, UMT_E_IO, and the errors of the trace's
+ *   accessors for a corrupt record.
  */
 UMT_API int umt_index_build(const umt_trace *t, const char *dir,
                             const umt_index_build_options *o, umt_index_build_stats *stats);
@@ -229,6 +282,217 @@ UMT_API int umt_mem_at(const umt_index *ix, uint64_t at, uint64_t address, uint6
  *   of the queries.
  */
 UMT_API int umt_index_verify(const umt_index *ix);
+
+/* ==== 7. Registers of a thread at a record ================================= */
+
+/**
+ * The register file of a thread at a record (section 1), filled by
+ * umt_state_at(): the context map's dump with, per byte, its value, whether
+ * it is known and the record that gave it. Made by umt_state_init() for one
+ * index, reused by any number of queries (one thread at a time), released
+ * by umt_state_release().
+ */
+typedef struct umt_state {
+	uint64_t at;       /**< the record */
+	uint64_t thread;   /**< the thread-table row */
+	int is_64bit;      /**< 1: RegMap64 places the registers (the mode of record at when it
+	                        is the thread's, else of the thread's last record before it, or
+	                        of record at when the thread has none yet) */
+	uint32_t size;     /**< bytes of the dump (the context map's DumpSize) */
+	const uint8_t *data;     /**< size bytes; unknown bytes are 0 */
+	const uint8_t *known;    /**< size flags: 1 when the byte is known */
+	const uint64_t *sources; /**< size records: the byte's latest observation (or the record
+	                              that made it unknown); UMT_NO_RECORD when none */
+	void *internal;    /**< private */
+} umt_state;
+
+/**
+ * Prepares @p s for queries of @p ix (allocates DumpSize-sized arrays).
+ * @return 0; UMT_E_INVAL, UMT_E_NOMEM, UMT_E_MISSING (the index has no
+ *   register section: built by an older library).
+ */
+UMT_API int umt_state_init(const umt_index *ix, umt_state *s);
+
+/** Releases what umt_state_init() allocated (NULL and released states allowed). */
+UMT_API void umt_state_release(umt_state *s);
+
+/**
+ * Fills @p s with the registers of thread @p thread (a thread-table row;
+ * -1: the thread of record @p at) at record @p at, as section 1 defines
+ * them: the thread's latest checkpoint before @p at, then at most 2K - 1 of
+ * its records (K the checkpoint interval, docs/index-format.md).
+ * @return 0; UMT_E_INVAL (NULL, a state of another index), UMT_E_RANGE
+ *   (@p at or @p thread out of range), UMT_E_CORRUPT (@p thread -1 and
+ *   record @p at has a ThreadID outside the thread table), index errors
+ *   (UMT_E_CORRUPT naming regs.dir or regs.ckpt and the offset) and the
+ *   trace's errors for the records replayed.
+ */
+UMT_API int umt_state_at(const umt_index *ix, uint64_t at, int64_t thread, umt_state *s);
+
+/** One register of a state. */
+typedef struct umt_reg_value {
+	int reg;              /**< register ID (context map) */
+	int largest;          /**< its largest enclosing register in the state's map (EffLargest
+	                           when the map names a present one that encloses it, else reg):
+	                           a register with largest == reg is a whole register */
+	uint32_t offset;      /**< in the dump */
+	uint32_t size;        /**< bytes */
+	const uint8_t *data;  /**< size bytes, in the state (unknown bytes 0) */
+	const uint8_t *known; /**< size flags, in the state */
+	uint32_t known_bytes; /**< how many are known */
+	uint64_t source;      /**< the latest source of its bytes; UMT_NO_RECORD when none */
+} umt_reg_value;
+
+/**
+ * Register @p reg of state @p s, placed by the state's map (s->is_64bit).
+ * Valid until the next umt_state_at() with @p s.
+ * @return 0; UMT_E_INVAL, UMT_E_RANGE (@p reg >= ElemCount),
+ *   UMT_E_NOT_FOUND (not in this map's dump).
+ */
+UMT_API int umt_state_reg(const umt_state *s, int reg, umt_reg_value *out);
+
+/* ==== 8. A register's history =============================================== */
+
+/** Bytes a register can have (a regInfo Size is 8-bit). */
+#define UMT_REG_MAX_SIZE 255
+
+/** What to look for; start from umt_reg_history_query_init(). */
+typedef struct umt_reg_history_query {
+	int reg;          /**< any part of the register (eax, ah): the history is its largest
+	                       enclosing register's (section 1) */
+	int64_t thread;   /**< a thread-table row; -1 (default): every thread, merged by record */
+	uint64_t from;    /**< first record (default 0) */
+	uint64_t to;      /**< one past the last record (default UINT64_MAX: to the end) */
+	int reverse;      /**< 1: newest first */
+	uint64_t limit;   /**< at most this many writes; 0 (default): all */
+	int changes;      /**< 1: only the writes that changed the register */
+} umt_reg_history_query;
+
+/** Fills @p q for register @p reg, everything else by default. */
+UMT_API void umt_reg_history_query_init(umt_reg_history_query *q, int reg);
+
+/** One write of a register. */
+typedef struct umt_reg_write {
+	uint64_t id;      /**< the record */
+	uint64_t thread;  /**< its thread */
+	int reg;          /**< the whole register written, in the record's map */
+	uint32_t size;    /**< its bytes */
+	uint8_t value[UMT_REG_MAX_SIZE]; /**< its value after the record (unknown bytes 0) */
+	uint8_t known[UMT_REG_MAX_SIZE]; /**< per byte, 1 when known */
+	int changed;      /**< 1 when the record changed it (section 1) */
+} umt_reg_write;
+
+/** A history being read (opaque; it allocates). */
+typedef struct umt_reg_history umt_reg_history;
+
+/**
+ * Starts the history of the query: every record of the thread(s) in
+ * [from, to) that writes the register (section 1), in record order or
+ * reversed. "Previous change of rax before N" is { rax, thread, .to = N,
+ * .reverse = 1, .limit = 1, .changes = 1 }. Each step replays at most 2K - 1
+ * records of a thread; stretches of the thread without a write (or change)
+ * are skipped from checkpoint to checkpoint.
+ * @return 0 and *out; UMT_E_INVAL (NULL), UMT_E_RANGE (@p reg or the thread
+ *   out of range), UMT_E_NOT_FOUND (the register is in neither map),
+ *   UMT_E_NOMEM, UMT_E_MISSING (no register section).
+ */
+UMT_API int umt_reg_history_open(const umt_index *ix, const umt_reg_history_query *q,
+                                 umt_reg_history **out);
+
+/**
+ * The next write. @return 1 with *out; 0 at the end (or the limit);
+ * UMT_E_INVAL; index and trace errors as umt_state_at().
+ */
+UMT_API int umt_reg_history_next(umt_reg_history *h, umt_reg_write *out);
+
+/** Releases @p h (NULL allowed). */
+UMT_API void umt_reg_history_close(umt_reg_history *h);
+
+/* ==== 9. Where a value came from ============================================ */
+
+/** What defined a value. */
+enum umt_origin_kind {
+	UMT_ORIGIN_INSTRUCTION = 0, /**< an instruction record wrote it */
+	UMT_ORIGIN_CONTEXT = 1,     /**< a context record gave it (a dump, a memory block: the
+	                                 kernel, the tracer): the chain ends */
+	UMT_ORIGIN_UNKNOWN = 2      /**< no record of the trace defined it (never written, or
+	                                 written by untraced code: id is then the record of
+	                                 the gap, flag 0x02): the chain ends */
+};
+
+/** How a node's value was used by its parent's defining record. */
+enum umt_origin_role {
+	UMT_ORIGIN_ROOT = 0,    /**< the value asked about */
+	UMT_ORIGIN_VALUE = 1,   /**< a value input: a read operand, explicit or implicit */
+	UMT_ORIGIN_ADDRESS = 2  /**< an address-only input: a register of a memory phrase
+	                             (base, index, segment) that only computed where memory
+	                             was, or the stack pointer of a push, pop, call or ret
+	                             when the value traced is not the stack pointer; listed,
+	                             not followed */
+};
+
+/** What to trace back; start from umt_origin_query_init(). */
+typedef struct umt_origin_query {
+	uint64_t at;      /**< the record: the value just before it executes (section 1) */
+	int reg;          /**< a register (any part), or -1 for the memory range below */
+	uint64_t address; /**< memory: first byte */
+	uint64_t length;  /**< memory: bytes, 1 to UMT_ORIGIN_MAX_LENGTH */
+	unsigned depth;   /**< how many defining records to go back (default 10) */
+	uint64_t max_nodes; /**< stop after this many nodes (default 10000; 0: no limit) */
+} umt_origin_query;
+
+/** The largest memory range an origin query takes. */
+#define UMT_ORIGIN_MAX_LENGTH 4096u
+
+/** Fills @p q for register @p reg at record @p at (reg -1: set address and length). */
+UMT_API void umt_origin_query_init(umt_origin_query *q, uint64_t at, int reg);
+
+/** One node of an origin tree. */
+typedef struct umt_origin_node {
+	unsigned depth;     /**< 0 for the root; a node's inputs are at depth + 1 */
+	int role;           /**< enum umt_origin_role */
+	int kind;           /**< enum umt_origin_kind of id */
+	uint64_t id;        /**< the record that defined the value (its last writer before
+	                         at); UMT_NO_RECORD when none */
+	uint64_t at;        /**< the record that used the value (the root's: the query's) */
+	uint64_t thread;    /**< the thread of at */
+	int reg;            /**< the register (as the slot or the query names it), or -1 */
+	uint64_t address;   /**< memory nodes: the first byte */
+	uint64_t length;    /**< memory nodes: bytes */
+	uint32_t size;      /**< bytes of the value */
+	const uint8_t *value; /**< size bytes as at saw them (unknown bytes 0); valid until
+	                           the next umt_origin_next() */
+	const uint8_t *known; /**< size flags */
+} umt_origin_node;
+
+/** An origin tree being read (opaque; it allocates). */
+typedef struct umt_origin umt_origin;
+
+/**
+ * Starts the origin tree of a register or a memory range at record
+ * q->at: the record that last wrote it (the register history of its
+ * thread; the memory history: writes and context blocks), then that
+ * record's inputs, each with its own defining record, recursively, in
+ * depth-first order. A chain ends at a context record, at the first
+ * record of a thread, at an unknown value (or an input whose value is not
+ * trusted), or at q->depth. Address-only inputs are listed, not followed.
+ * Each node costs a few index lookups and at most 2K - 1 records replayed.
+ * @return 0 and *out; UMT_E_INVAL (NULL, length 0 or above the maximum,
+ *   wrapping), UMT_E_RANGE (at or reg out of range), UMT_E_NOT_FOUND (the
+ *   register is not in the dump of record at's map), UMT_E_NOMEM,
+ *   UMT_E_MISSING (no register section).
+ */
+UMT_API int umt_origin_open(const umt_index *ix, const umt_origin_query *q, umt_origin **out);
+
+/**
+ * The next node in depth-first order. @return 1 with *out; 0 at the end (or
+ * max_nodes); UMT_E_INVAL; index and trace errors as umt_state_at() and
+ * umt_history_next().
+ */
+UMT_API int umt_origin_next(umt_origin *o, umt_origin_node *out);
+
+/** Releases @p o (NULL allowed). */
+UMT_API void umt_origin_close(umt_origin *o);
 
 #ifdef __cplusplus
 }

@@ -94,13 +94,14 @@ static void put_name(umt_ix_file_entry *f, const char *name, uint64_t size)
 }
 
 /* The file table's entries of the sections' files, their sizes as written. */
-static int section_files(const struct ix_build *b, umt_ix_header *h)
+static int section_files(struct ix_build *b, umt_ix_header *h)
 {
 	for (unsigned i = 0; i < b->nfiles; i++) {
 		struct stat st;
 		if (fstat(b->file_fds[i], &st) != 0)
 			return umt__failf(UMT_E_IO, "index build: %s: %s", b->file_names[i], strerror(errno));
 		put_name(&h->Files[IX_F_COUNT + i], b->file_names[i], (uint64_t)st.st_size);
+		b->section_bytes += (uint64_t)st.st_size;
 	}
 	for (unsigned bit = 1; bit < UMT_IX_MAX_SECTIONS; bit++)
 		memcpy(h->SectionInfo[bit - 1], b->section_info[bit], sizeof h->SectionInfo[0]);
@@ -155,7 +156,7 @@ static int assemble_sections(struct ix_build *b)
 {
 	int rc = 0;
 	for (unsigned i = 0; rc == 0 && i < b->nsections; i++) {
-		const struct ix_section *sec = umt__ix_sections[i];
+		const struct ix_section *sec = b->secs[i];
 		rc = sec->assemble(b, b->states[i], b->nranges, b->section_info[sec->bit]);
 		b->sections |= 1ull << sec->bit;
 	}
@@ -208,6 +209,6 @@ int umt__ixb_assemble(struct ix_build *b)
 	b->stats.postings = b->entries;
 	b->stats.pages = pages;
 	b->stats.temp_bytes = b->temp_bytes;
-	b->stats.index_bytes = UMT_IX_HEADER_SIZE + sizes[0] + sizes[1] + sizes[2];
+	b->stats.index_bytes = UMT_IX_HEADER_SIZE + sizes[0] + sizes[1] + sizes[2] + b->section_bytes;
 	return rc;
 }

@@ -2,7 +2,8 @@
  * libumtrace - building an index: options, worker threads, the scan that
  * extracts postings into sorted runs (docs/index-format.md, "Building").
  *
- * Workers take record ranges (umt_exec_split) in increasing order, so a
+ * Workers take record ranges (umt_exec_split into umt__ix_range_count(),
+ * the same ranges whatever the threads) in increasing order, so a
  * worker's buffer is in (key, locator) order and one stable sort by list
  * orders it completely; the buffer is sorted chunk by chunk, each chunk a
  * run. A full buffer is spilled to scratch files; what remains at the end
@@ -24,8 +25,6 @@
 
 #define DEFAULT_MEMORY (256ull << 20)
 #define MIN_MEMORY (1ull << 20)
-
-#define RANGES_PER_THREAD 16u
 #define ADVISE_EVERY 65536u /* records between drops of the pages already read */
 
 void umt_index_build_options_init(umt_index_build_options *o)
@@ -34,6 +33,7 @@ void umt_index_build_options_init(umt_index_build_options *o)
 		return;
 	memset(o, 0, sizeof *o);
 	o->memory = DEFAULT_MEMORY;
+	o->sections = UMT_INDEX_SECTIONS_ALL;
 }
 
 /* ---- the scan ------------------------------------------------------------------------- */
@@ -106,7 +106,7 @@ static int sections_range(struct ix_build *b, unsigned k, uint64_t from, uint64_
 {
 	int rc = 0;
 	for (unsigned i = 0; rc == 0 && i < b->nsections; i++) {
-		const struct ix_section *sec = umt__ix_sections[i];
+		const struct ix_section *sec = b->secs[i];
 		rc = end ? sec->range_end(b, b->states[i][k])
 		         : sec->range_begin(b, k, from, to, &b->states[i][k]);
 	}
@@ -119,7 +119,7 @@ static int scan_record(struct scan_buf *s, unsigned k, const umt_rec *r)
 	struct ix_build *b = s->b;
 	int rc = umt__ix_record_postings(b->t, r, emit, s, &s->accesses);
 	for (unsigned i = 0; rc == 0 && i < b->nsections; i++)
-		rc = umt__ix_sections[i]->record(b->states[i][k], r);
+		rc = b->secs[i]->record(b->states[i][k], r);
 	return rc;
 }
 
@@ -177,7 +177,7 @@ static int keep(struct scan_buf *s)
 	int rc = 0;
 	for (size_t c = 0, from = 0; rc == 0 && c < s->nends; from = s->ends[c++])
 		rc = umt__ixb_add_run(b, (struct ix_run){b->blocks[block] + from, -1,
-		                                         s->ends[c] - from, block, NULL, 0});
+		                                         s->ends[c] - from, block, NULL, 0, NULL});
 	return rc;
 }
 
@@ -231,7 +231,7 @@ static int spill_blocks(struct ix_build *b)
 				return rc;
 			b->mem_run_bytes -= r->count * sizeof(struct ix_entry);
 			b->disk_runs++;
-			b->temp_bytes += run.bytes;
+			b->temp_bytes += run.end; /* scratch runs start at 0 */
 			*r = run;
 		}
 		free(b->blocks[k]);
@@ -242,7 +242,7 @@ static int spill_blocks(struct ix_build *b)
 
 static int scan(struct ix_build *b)
 {
-	b->nranges = b->threads * RANGES_PER_THREAD;
+	b->nranges = umt__ix_range_count(b->t);
 	b->bounds = malloc((b->nranges + 1) * sizeof *b->bounds);
 	if (b->bounds == NULL)
 		return umt__failf(UMT_E_NOMEM, "index build: out of memory");
@@ -306,8 +306,12 @@ static int open_dir(struct ix_build *b)
 	if (rc == 0)
 		rc = umt__commit_begin(b->dirfd, b->dir, "index.umti", &b->commit);
 	b->build_id = umt__fnv(UMT_FNV_SEED, &b->identity, sizeof b->identity);
-	while (umt__ix_sections[b->nsections] != NULL)
-		b->nsections++;
+	for (unsigned i = 0; umt__ix_sections[i] != NULL; i++)
+		if (b->o.sections & (1ull << umt__ix_sections[i]->bit))
+			b->secs[b->nsections++] = umt__ix_sections[i];
+	for (unsigned i = 0; rc == 0 && i < b->nsections; i++)
+		if (b->secs[i]->build_begin)
+			rc = b->secs[i]->build_begin(b, &b->section_global[b->secs[i]->bit]);
 	return rc;
 }
 
@@ -316,8 +320,10 @@ static void release(struct ix_build *b)
 	for (unsigned i = 0; i < b->nsections; i++) {
 		for (unsigned k = 0; b->states[i] && k < b->nranges; k++)
 			if (b->states[i][k])
-				umt__ix_sections[i]->free_state(b->states[i][k]);
+				b->secs[i]->free_state(b->states[i][k]);
 		free(b->states[i]);
+		if (b->secs[i]->build_end && b->section_global[b->secs[i]->bit])
+			b->secs[i]->build_end(b->section_global[b->secs[i]->bit]);
 	}
 	for (unsigned k = 0; k < b->nblocks; k++)
 		free(b->blocks[k]);
@@ -335,13 +341,14 @@ static void release(struct ix_build *b)
 int umt_index_build(const umt_trace *t, const char *dir, const umt_index_build_options *o,
                     umt_index_build_stats *stats)
 {
-	if (t == NULL || dir == NULL)
+	if (t == NULL || dir == NULL || (o && (o->sections & ~(uint64_t)UMT_INDEX_SECTIONS_ALL)))
 		return umt__failf(UMT_E_INVAL, "umt_index_build: invalid argument");
 	struct ix_build b;
 	memset(&b, 0, sizeof b);
 	b.t = t;
 	b.dir = dir;
 	b.dirfd = -1;
+	b.spill_fd = -1;
 	if (o)
 		b.o = *o;
 	else

@@ -32,15 +32,22 @@ struct ix_build {
 	umt_ix_trace_identity identity; /* of the trace, taken at the start */
 	uint64_t build_id;
 
-	/* the sections (section.h): one state per section and range */
+	/* the sections built (section.h, those o.sections asks for): one state per section
+	 * and range */
+	const struct ix_section *secs[UMT_IX_MAX_SECTIONS];
+	void *section_global[UMT_IX_MAX_SECTIONS]; /* by bit: what a section's ranges share */
 	void **states[UMT_IX_MAX_SECTIONS];
 	unsigned nsections;
 	uint64_t sections; /* their bits, and memory's */
 	uint64_t section_info[UMT_IX_MAX_SECTIONS][UMT_IX_INFO_WORDS];
+	/* the sections' spill file (section.h), created on first use */
+	int spill_fd;
+	uint64_t spill_end;
 	/* files the sections created, for the file table */
 	char file_names[UMT_IX_MAX_FILES][24];
 	int file_fds[UMT_IX_MAX_FILES];
 	unsigned nfiles;
+	uint64_t section_bytes; /* their sizes, at commit */
 
 	/* the scan */
 	uint64_t *bounds;

@@ -151,6 +151,24 @@ typedef struct umt_ix_skip_entry {
 UMT_ASSERT_OFFSET(umt_ix_skip_entry, SeenBefore, 32);
 UMT_ASSERT_SIZE(umt_ix_skip_entry, 48);
 
+/** regs.dir: one row per thread of the thread table (32 bytes). */
+typedef struct umt_ix_regs_thread {
+	uint64_t FirstEntry;  /* index of its first checkpoint entry */
+	uint64_t Entries;     /* its checkpoints */
+	uint64_t FirstRecord; /* its first record, UINT64_MAX when it has none */
+	uint64_t Records;     /* its records */
+} umt_ix_regs_thread;
+UMT_ASSERT_OFFSET(umt_ix_regs_thread, FirstRecord, 16);
+UMT_ASSERT_SIZE(umt_ix_regs_thread, 32);
+
+/** regs.dir: one checkpoint (16 bytes). */
+typedef struct umt_ix_regs_entry {
+	uint64_t Record; /* the checkpoint is the state after this record */
+	uint64_t Offset; /* of its blob in regs.ckpt */
+} umt_ix_regs_entry;
+UMT_ASSERT_OFFSET(umt_ix_regs_entry, Offset, 8);
+UMT_ASSERT_SIZE(umt_ix_regs_entry, 16);
+
 #pragma pack(pop)
 
 /* Posting bit fields (fine lists: 16 bits; page lists: 32 bits). */

@@ -35,13 +35,23 @@ struct umt_index {
 	void *section_data[UMT_IX_MAX_SECTIONS]; /* what each section keeps (section.h) */
 };
 
+/** A file of a section, by name, for an index opened from buffers. */
+typedef struct umt_ix_named_buffer {
+	const char *name;
+	umt_buffer buffer;
+} umt_ix_named_buffer;
+
 /**
- * Opens an index from buffers (the fuzz target): @p header is index.umti,
- * files[] the other files in IX_F_* order; nothing is copied. Checks and
- * errors as umt_index_open().
+ * Opens an index from buffers (the fuzz targets): @p header is index.umti,
+ * files[] the memory section's files in IX_F_* order, sections[] the files
+ * of the further sections by name (a section whose file is not among them
+ * fails with UMT_E_MISSING); nothing is copied. Checks and errors as
+ * umt_index_open().
  */
 UMT_HIDDEN int umt__ix_open_buffers(const umt_trace *t, const void *header, size_t header_size,
-                                    const umt_buffer files[IX_F_COUNT], umt_index **out);
+                                    const umt_buffer files[IX_F_COUNT],
+                                    const umt_ix_named_buffer *sections, unsigned nsections,
+                                    umt_index **out);
 
 /* ---- small helpers ------------------------------------------------------------ */
 

@@ -112,7 +112,7 @@ static int reduce_runs(struct ix_build *b)
 		size_t cap = (size_t)(budget / (fan_in + 1));
 		for (size_t g = mem; g < b->nruns; g += fan_in) {
 			size_t n = b->nruns - g < fan_in ? b->nruns - g : fan_in;
-			struct ix_run merged;
+			struct ix_run merged = {0};
 			int rc = merge_group(b, &b->runs[g], n, cap, &merged);
 			if (rc < 0)
 				return rc;
@@ -120,7 +120,7 @@ static int reduce_runs(struct ix_build *b)
 				umt__ix_run_free(&b->runs[i]);
 			b->runs[k++] = merged; /* g >= k: the group was read before its slot is reused */
 			b->disk_runs++;
-			b->temp_bytes += merged.bytes;
+			b->temp_bytes += merged.end;
 		}
 		b->nruns = mem + groups; /* the file runs' descriptors belong to the commit */
 		b->stats.merge_passes++;

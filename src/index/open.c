@@ -14,19 +14,7 @@
 #include "../commit.h"
 #include "section.h"
 
-const char *const umt__ix_file_names[IX_F_COUNT] = {"mem.dir", "mem.post", "mem.skip"};
 static const char *const file_magic[IX_F_COUNT] = {"UMTIXDIR", "UMTIXPST", "UMTIXSKP"};
-
-int umt__ix_corrupt(int code, int file, uint64_t offset, const char *fmt, ...)
-{
-	char msg[400];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	const char *name = file >= 0 && file < IX_F_COUNT ? umt__ix_file_names[file] : "index.umti";
-	return umt__failf(code, "%s: at offset 0x%llx: %s", name, (unsigned long long)offset, msg);
-}
 
 /* ---- the header ------------------------------------------------------------------ */
 
@@ -84,69 +72,19 @@ static int stale(const umt_ix_trace_identity *was, const umt_ix_trace_identity *
 
 /* ---- the files ------------------------------------------------------------------- */
 
-/* The size the header's file table gives @p name, or UINT64_MAX when absent. */
-static uint64_t listed_size(const umt_ix_header *h, const char *name)
-{
-	for (unsigned i = 0; i < UMT_IX_MAX_FILES; i++)
-		if (strncmp(h->Files[i].Name, name, sizeof h->Files[i].Name) == 0)
-			return h->Files[i].Size;
-	return UINT64_MAX;
-}
-
-/* A mapped file's size against the file table, and its file header. */
-static int check_named(const umt_index *ix, const struct umt_map *m, int f, const char *name,
-                       const char *magic)
-{
-	uint64_t want = listed_size(&ix->header, name);
-	if (m->size != want)
-		return umt__failf(UMT_E_INCOMPLETE,
-		                  "%s: %llu bytes, the index header says %llu: incomplete index", name,
-		                  (unsigned long long)m->size, (unsigned long long)want);
-	umt_ix_file_header fh;
-	if (m->size < sizeof fh)
-		return umt__ix_corrupt(UMT_E_TRUNCATED, f, m->size, "shorter than its header");
-	memcpy(&fh, m->data, sizeof fh);
-	static const uint8_t zero[sizeof fh.Zero];
-	if (memcmp(fh.Magic, magic, 8) != 0 || fh.Version != UMT_IX_VERSION ||
-	    fh.Zero0 != 0 || memcmp(fh.Zero, zero, sizeof zero) != 0)
-		return umt__ix_corrupt(UMT_E_CORRUPT, f, 0, "not a %s of this version", name);
-	if (fh.BuildID != ix->header.BuildID)
-		return umt__ix_corrupt(UMT_E_CORRUPT, f, 16, "belongs to another build of the index");
-	return 0;
-}
-
 static int check_file(const umt_index *ix, int f)
 {
-	return check_named(ix, &ix->files[f], f, umt__ix_file_names[f], file_magic[f]);
-}
-
-int umt__ix_map_section_file(const umt_index *ix, int dirfd, const char *name, const char *magic,
-                             struct umt_map *out)
-{
-	memset(out, 0, sizeof *out);
-	if (listed_size(&ix->header, name) == UINT64_MAX)
-		return umt__ix_corrupt(UMT_E_CORRUPT, -1, 1024, "the file table lacks %s", name);
-	if (dirfd < 0)
-		return umt__failf(UMT_E_MISSING, "%s: not given (an index from buffers)", name);
-	int rc = umt__map_named(dirfd, name, out);
-	if (rc == UMT_E_MISSING)
-		return umt__failf(UMT_E_INCOMPLETE,
-		                  "%s: missing: incomplete index, the build did not finish", name);
-	if (rc == 0)
-		rc = check_named(ix, out, -1, name, magic);
-	if (rc < 0)
-		umt__unmap(out);
-	return rc;
+	return umt__ix_check_named(ix, &ix->files[f], f, umt__ix_file_names[f], file_magic[f]);
 }
 
 /* The sections the header lists: each opens its own files. */
-static int open_sections(umt_index *ix, int dirfd)
+static int open_sections(umt_index *ix, const struct ix_source *src)
 {
 	int rc = 0;
 	for (unsigned i = 0; rc == 0 && umt__ix_sections[i]; i++) {
 		const struct ix_section *sec = umt__ix_sections[i];
 		if (ix->header.Sections & (1ull << sec->bit))
-			rc = sec->open(ix, dirfd, ix->header.SectionInfo[sec->bit - 1]);
+			rc = sec->open(ix, src, ix->header.SectionInfo[sec->bit - 1]);
 	}
 	return rc;
 }
@@ -155,7 +93,7 @@ static int map_files(umt_index *ix, int dirfd)
 {
 	for (int f = 0; f < IX_F_COUNT; f++) {
 		const char *name = umt__ix_file_names[f];
-		if (listed_size(&ix->header, name) == UINT64_MAX)
+		if (umt__ix_listed_size(&ix->header, name) == UINT64_MAX)
 			return umt__ix_corrupt(UMT_E_CORRUPT, -1, 1024, "the file table lacks %s", name);
 		int rc = umt__map_named(dirfd, name, &ix->files[f]);
 		if (rc == UMT_E_MISSING)
@@ -204,8 +142,14 @@ static int read_header(umt_index *ix, int dirfd, const char *dir)
 	struct umt_map m;
 	int rc = umt__map_named(dirfd, "index.umti", &m);
 	if (rc == UMT_E_MISSING) {
-		static const char *const others[] = {"mem.dir", "mem.post", "mem.skip"};
-		if (umt__commit_leftovers(dirfd, others, sizeof others / sizeof others[0]))
+		const char *others[UMT_IX_MAX_FILES];
+		size_t n = 0;
+		for (int f = 0; f < IX_F_COUNT; f++)
+			others[n++] = umt__ix_file_names[f];
+		for (unsigned i = 0; umt__ix_sections[i]; i++)
+			for (const char *const *f = umt__ix_sections[i]->files; *f && n < UMT_IX_MAX_FILES; f++)
+				others[n++] = *f;
+		if (umt__commit_leftovers(dirfd, others, n))
 			return umt__failf(UMT_E_INCOMPLETE,
 			                  "%s: incomplete index: the build did not finish", dir);
 		return umt__failf(UMT_E_MISSING, "%s: no index here (index.umti is missing)", dir);
@@ -242,8 +186,9 @@ int umt_index_open(const umt_trace *t, const char *dir, umt_index **out)
 	if (rc == 0 && (rc = map_files(ix, dirfd)) == 0 && (rc = check_memory(ix)) == 0 &&
 	    (rc = umt_exec_view_init(&ix->view, t)) == 0 && (rc = umt_trace_get_info(t, &info)) == 0)
 		ix->exec_version = info.exec_version;
+	struct ix_source src = {dirfd, NULL, 0};
 	if (rc == 0)
-		rc = open_sections(ix, dirfd);
+		rc = open_sections(ix, &src);
 	close(dirfd);
 	if (rc < 0) {
 		umt_index_close(ix);
@@ -254,7 +199,8 @@ int umt_index_open(const umt_trace *t, const char *dir, umt_index **out)
 }
 
 int umt__ix_open_buffers(const umt_trace *t, const void *header, size_t header_size,
-                         const umt_buffer files[IX_F_COUNT], umt_index **out)
+                         const umt_buffer files[IX_F_COUNT], const umt_ix_named_buffer *sections,
+                         unsigned nsections, umt_index **out)
 {
 	umt_index *ix = calloc(1, sizeof *ix);
 	if (ix == NULL)
@@ -274,8 +220,9 @@ int umt__ix_open_buffers(const umt_trace *t, const void *header, size_t header_s
 	if (rc == 0 && (rc = check_memory(ix)) == 0 && (rc = umt_exec_view_init(&ix->view, t)) == 0 &&
 	    (rc = umt_trace_get_info(t, &info)) == 0)
 		ix->exec_version = info.exec_version;
+	struct ix_source src = {-1, sections, nsections};
 	if (rc == 0)
-		rc = open_sections(ix, -1);
+		rc = open_sections(ix, &src);
 	if (rc < 0) {
 		umt_index_close(ix);
 		return rc;
@@ -304,9 +251,9 @@ int umt_index_get_info(const umt_index *ix, umt_index_info *out)
 	out->pages = ix->header.Memory.Pages;
 	out->postings = ix->header.Memory.Postings;
 	out->accesses = ix->header.Memory.Accesses;
-	out->bytes = UMT_IX_HEADER_SIZE;
-	for (int f = 0; f < IX_F_COUNT; f++)
-		out->bytes += ix->files[f].size;
+	out->bytes = UMT_IX_HEADER_SIZE; /* and every file the file table lists, sections' too */
+	for (unsigned f = 0; f < UMT_IX_MAX_FILES; f++)
+		out->bytes += ix->header.Files[f].Name[0] ? ix->header.Files[f].Size : 0;
 	return 0;
 }
 

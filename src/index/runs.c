@@ -166,9 +166,11 @@ int umt__ix_runw_put(struct ix_run_writer *w, const struct ix_entry *e)
 int umt__ix_runw_finish(struct ix_run_writer *w, struct ix_run *out)
 {
 	int rc = runw_flush(w);
-	if (rc < 0)
+	if (rc < 0) {
+		umt__ix_runw_free(w);
 		return rc;
-	*out = (struct ix_run){NULL, w->fd, w->count, 0, w->frames, w->offset};
+	}
+	*out = (struct ix_run){NULL, w->fd, w->count, 0, w->frames, w->offset, NULL};
 	w->frames = NULL;
 	umt__ix_runw_free(w);
 	return 0;
@@ -211,7 +213,7 @@ static int fill(struct ix_cursor *c)
 	memmove(c->buf, c->buf + c->pos, keep);
 	c->len = keep;
 	c->pos = 0;
-	uint64_t left = c->run->bytes - c->file_off;
+	uint64_t left = c->run->end - c->file_off;
 	size_t want = c->cap - keep < left ? c->cap - keep : (size_t)left;
 	while (want > 0) {
 		ssize_t k = pread(c->run->fd, c->buf + c->len, want, (off_t)c->file_off);
@@ -229,17 +231,20 @@ static int fill(struct ix_cursor *c)
 /* Decodes entry c->next of a file run into c->one. */
 static int decode_next(struct ix_cursor *c)
 {
-	if (c->len - c->pos < ENTRY_MAX && c->file_off < c->run->bytes) {
+	if (c->len - c->pos < ENTRY_MAX && c->file_off < c->run->end) {
 		int rc = fill(c);
 		if (rc < 0)
 			return rc;
 	}
+	struct ix_entry prev = c->one, last = c->one;
 	if (c->next % UMT_IX_FRAME == 0)
-		memset(&c->one, 0, sizeof c->one); /* the previous entry of a frame's first */
+		memset(&prev, 0, sizeof prev); /* what a frame's first entry is coded against */
 	const uint8_t *p = c->buf + c->pos;
-	struct ix_entry prev = c->one;
-	if (!get_entry(&p, c->buf + c->len, &prev, &c->one))
-		return umt__failf(UMT_E_CORRUPT, "index build: sorted run damaged near byte %llu",
+	/* runs may come from other processes' part files (parts.c): check the order too */
+	if (!get_entry(&p, c->buf + c->len, &prev, &c->one) ||
+	    (c->cur != NULL && umt__ix_entry_less(&c->one, &last)))
+		return umt__failf(UMT_E_CORRUPT, "%s: sorted run damaged near byte %llu",
+		                  c->run->name ? c->run->name : "index build",
 		                  (unsigned long long)(c->file_off - (c->len - c->pos)));
 	c->pos = (size_t)(p - c->buf);
 	c->next++;

@@ -47,8 +47,11 @@ struct ix_run {
 	int fd;               /* -1 for memory runs; owned by the build's commit */
 	uint64_t count;
 	unsigned block;       /* memory runs: the block holding them */
-	struct ix_frame *frames; /* file runs: ceil(count / UMT_IX_FRAME), owned */
-	uint64_t bytes;       /* file runs: the file's size */
+	struct ix_frame *frames; /* file runs: ceil(count / UMT_IX_FRAME), owned; offsets in fd */
+	uint64_t end;         /* file runs: where the run's bytes end in fd (its size for scratch
+	                         files, which hold one run from offset 0) */
+	const char *name;     /* file runs from another process (parts.c): the file, for
+	                         messages; NULL for scratch files */
 };
 
 /** Writes a file run entry by entry, through a buffer. */
@@ -66,7 +69,8 @@ struct ix_run_writer {
 UMT_HIDDEN int umt__ix_runw_init(struct ix_run_writer *w, int fd, size_t cap);
 /** Appends @p e (in entry order). @return 0; UMT_E_IO, UMT_E_NOMEM. */
 UMT_HIDDEN int umt__ix_runw_put(struct ix_run_writer *w, const struct ix_entry *e);
-/** Flushes and describes the run in @p out (which then owns the frames). @return 0; UMT_E_IO. */
+/** Flushes and describes the run in @p out (which then owns the frames); frees the writer in
+ * all cases. @return 0; UMT_E_IO. */
 UMT_HIDDEN int umt__ix_runw_finish(struct ix_run_writer *w, struct ix_run *out);
 /** Frees what the writer still owns (after a failure). */
 UMT_HIDDEN void umt__ix_runw_free(struct ix_run_writer *w);

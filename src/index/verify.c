@@ -189,7 +189,7 @@ int umt_index_verify(const umt_index *ix)
 		                  (unsigned long long)ix->header.Memory.Accesses,
 		                  (unsigned long long)postings, (unsigned long long)accesses);
 	for (unsigned i = 0; umt__ix_sections[i]; i++)
-		if (ix->section_data[umt__ix_sections[i]->bit] &&
+		if ((ix->header.Sections & (1ull << umt__ix_sections[i]->bit)) &&
 		    (rc = umt__ix_sections[i]->verify(ix)) < 0)
 			return rc;
 	return 0;

@@ -48,7 +48,7 @@ int umt__ixb_add_run(struct ix_build *b, struct ix_run run)
 		b->runs[b->nruns++] = run;
 		if (run.fd >= 0) {
 			b->disk_runs++;
-			b->temp_bytes += run.bytes;
+			b->temp_bytes += run.end; /* scratch runs start at 0 */
 		}
 	}
 	pthread_mutex_unlock(&b->mu);

@@ -53,6 +53,8 @@ for trace in "$src/examples/sample-trace" "$tmp/old" "$tmp/gen" "$tmp/gen2014"; 
 	# the index and the queries it answers, at addresses the trace accesses
 	idx=$tmp/idx-$(basename "$trace")
 	check "$trace" index --out "$idx"
+	records=$("$umtdump" --json info "$trace" |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["exec_count"])')
 	for addr in $("$umtdump" --json exec --accesses --count 400 "$trace" | python3 -c '
 import json, sys
 seen = []
@@ -67,6 +69,26 @@ print(" ".join(seen[:6]))'); do
 		check "$trace" history --index "$idx" --reverse --kind write
 		operands="$addr 64"
 		check "$trace" mem --index "$idx" --at 1
+		operands="$addr:8"
+		check "$trace" origin --index "$idx" --at $((records - 1))
+		operands=""
+	done
+	# the registers at records of every kind, and their histories and origins
+	regs="rax eax ah rsp rflags rsi"
+	[ "$trace" = "$tmp/old" ] && regs="eax ax ah esp eflags esi" # 32-bit code
+	for at in 0 1 $((records / 2)) $((records - 1)); do
+		check "$trace" state --index "$idx" --at $at
+		check "$trace" state --index "$idx" --at $at --thread 0
+		for reg in $regs; do
+			operands=$reg
+			check "$trace" origin --index "$idx" --at $at
+			operands=""
+		done
+	done
+	for reg in $regs; do
+		operands=$reg
+		check "$trace" reg-history --index "$idx"
+		check "$trace" reg-history --index "$idx" --reverse --changes --thread 0
 		operands=""
 	done
 done

@@ -256,6 +256,28 @@ def mem_data(v, where):
 
 MEMORY = obj({"at": integer, "address": hexnum, "length": integer, "data": mem_data,
               "sources": list_of(nullable(integer))})
+
+
+REG_PART = re.compile(r"^0x(?:[0-9a-f]{2}|\?\?)+$")
+
+
+def reg_value(v, where):
+    """A register's value: "0x..." up to 8 bytes known (a number), or with ??
+    for unknown bytes ("0x" and two characters a byte), or hex bytes in
+    memory order (?? for unknown ones) beyond 8 bytes."""
+    if isinstance(v, str) and (HEX.match(v) or REG_PART.match(v)):
+        return
+    mem_data(v, where)
+
+
+STATE = obj({"at": integer, "thread_id": integer, "registers": map_of(nullable(reg_value)),
+             "sources": map_of(nullable(integer))})
+REG_HISTORY = obj({"id": integer, "thread_id": integer, "register": string,
+                   "value": nullable(reg_value), "changed": boolean})
+ORIGIN = obj({"depth": integer, "id": nullable(integer), "what": string,
+              "value": nullable(reg_value),
+              "kind": one_of("instruction", "context", "unknown")},
+             {"address_only": one_of(True)})
 INDEX = obj({"index": string, "records": integer, "accesses": integer, "postings": integer,
              "pages": integer, "bytes": integer, "exec_bytes": integer, "runs": integer, "merge_passes": integer,
              "temp_bytes": integer, "threads": integer, "seconds": number})
@@ -263,8 +285,8 @@ INDEX = obj({"index": string, "records": integer, "accesses": integer, "postings
 SCHEMAS = {"exec": EXEC, "ins": INS, "syscalls": SYSCALL, "modules": MODULE,
            "threads": THREAD, "context-map": CONTEXT_MAP, "address-space": RANGE,
            "xml": XML, "info": INFO, "stats": STATS, "history": HISTORY, "mem": MEMORY,
-           "index": INDEX}
-SINGLE = {"info", "xml", "stats", "mem", "index"}
+           "index": INDEX, "state": STATE, "reg-history": REG_HISTORY, "origin": ORIGIN}
+SINGLE = {"info", "xml", "stats", "mem", "index", "state"}
 
 
 # ---- cross-field rules ----------------------------------------------------------
@@ -368,9 +390,31 @@ def rules_mem(o, flags, where):
             raise Bad(f"{where}: byte {i} known without a source")
 
 
+def rules_state(o, flags, where):
+    if sorted(o["registers"]) != sorted(o["sources"]):
+        raise Bad(f"{where}: registers and sources name different registers")
+    for name, value in o["registers"].items():
+        if name != name.lower():
+            raise Bad(f"{where}: register {name} not in lower case")
+        if value is not None and o["sources"][name] is None:
+            raise Bad(f"{where}: {name} known without a source")
+
+
+WHAT = re.compile(r"^(?:0x[0-9a-f]+:[0-9]+|[a-z0-9_]+)$")
+
+
+def rules_origin(o, flags, where):
+    if not WHAT.match(o["what"]):
+        raise Bad(f"{where}: what {o['what']!r} is neither a register nor 0xADDR:LEN")
+    if (o["id"] is None) and o["kind"] != "unknown":
+        raise Bad(f"{where}: kind {o['kind']} without a defining record")
+    if o["depth"] == 0 and "address_only" in o:
+        raise Bad(f"{where}: the root is not an input")
+
+
 RULES = {"exec": rules_exec, "ins": rules_ins, "syscalls": rules_syscalls,
          "modules": rules_modules, "stats": rules_stats, "history": rules_history,
-         "mem": rules_mem}
+         "mem": rules_mem, "state": rules_state, "origin": rules_origin}
 
 
 def no_duplicates(pairs):
@@ -417,8 +461,13 @@ def main():
             if s["consistent"] != (s["errors"] == 0) or errs > s["errors"]:
                 raise Bad("verify: the summary does not match the problems")
         else:
+            depth = -1
             for where, o in objs:
                 SCHEMAS[command](o, where)
+                if command == "origin":  # depth-first: a node at most one below the last
+                    if o["depth"] > depth + 1 or (depth < 0 and o["depth"] != 0):
+                        raise Bad(f"{where}: depth {o['depth']} after {depth}")
+                    depth = o["depth"]
                 if command in RULES:
                     RULES[command](o, flags, where)
     except Bad as e:

@@ -218,6 +218,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t sizes[IX_F_COUNT] = {lens[0], size - at - lens[0] - lens[1], lens[1]};
 	size_t offs[IX_F_COUNT] = {at, at + lens[0] + lens[1], at + lens[0]};
 	umt_ix_header h = header;
+	h.Sections = UMT_IX_SECTION_MEMORY; /* the memory section only: fuzz_regs has the others */
 	h.Memory.Pages = counts[0];
 	h.Memory.TopCount = counts[0] / UMT_IX_TOP_STRIDE + (counts[0] % UMT_IX_TOP_STRIDE != 0);
 	h.Memory.SkipEntries = counts[1];
@@ -231,7 +232,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	h.HeaderSum = umt__ix_header_sum(&h);
 	umt_index *ix;
-	if (umt__ix_open_buffers(trace, &h, sizeof h, files, &ix) == 0) {
+	if (umt__ix_open_buffers(trace, &h, sizeof h, files, NULL, 0, &ix) == 0) {
 		queries(ix);
 		umt_index_close(ix);
 	}

@@ -34,7 +34,9 @@ enum {
 	OPT_OUT = 1 << 13,
 	OPT_THREADS = 1 << 14,
 	OPT_MEMORY = 1 << 15,
-	OPT_CSV = 1 << 16
+	OPT_DEPTH = 1 << 16,
+	OPT_CHANGES = 1 << 17,
+	OPT_CSV = 1 << 18
 };
 
 struct command {
@@ -113,9 +115,11 @@ static const struct command commands[] = {
 	 "and by category, syscall counts by unified ID, and the bytes of memory\n"
 	 "read and written by the instruction records.\n", 0, 0, NULL},
 	{"index", cmd_index, OPT_OUT | OPT_THREADS | OPT_MEMORY,
-	 "build the index that history and mem answer from",
+	 "build the index the memory and register commands answer from",
 	 "Builds the index of the trace: every memory access of every record, sorted\n"
-	 "by address, so that history and mem answer in microseconds. One pass over\n"
+	 "by address, so that history and mem answer in microseconds, and every\n"
+	 "thread's registers every 1024 of its records, so that state, reg-history\n"
+	 "and origin do. One pass over\n"
 	 "the records on all processors, within a memory budget; temporary files go\n"
 	 "into the index directory. The index goes to --out DIR, --index DIR, or\n"
 	 "the default place: TRACE_DIR/umtindex when the trace directory is\n"
@@ -151,6 +155,52 @@ static const struct command commands[] = {
 	 "options:\n"
 	 "  --at ID              the record (required)\n",
 	 2, 2, "ADDR LEN"},
+	{"state", cmd_state, OPT_AT | OPT_THREAD, "the registers of a thread at a record, from the index",
+	 "Shows the registers of a thread just before record ID executed: every\n"
+	 "whole register of the context map (rax, rflags, rip, segments, fsbase,\n"
+	 "xmm0...) from its latest observation in the thread (an after value of an\n"
+	 "earlier record, a before value of the record itself, the register dump of\n"
+	 "a context record), ?? where unknown, with the record that gave it; then\n"
+	 "the decoded flags, the instruction at rip with its module and offset, and\n"
+	 "the top of the stack from memory. Needs the index (umtdump index).\n"
+	 "\n"
+	 "options:\n"
+	 "  --at ID              the record (required)\n"
+	 "  --thread TID         thread-table row TID (default: the record's thread; for\n"
+	 "                       another thread, its state after its last record before ID)\n",
+	 0, 0, NULL},
+	{"reg-history", cmd_reg_history,
+	 OPT_FROM | OPT_TO | OPT_COUNT | OPT_THREAD | OPT_REVERSE | OPT_CHANGES,
+	 "every write of a register, from the index",
+	 "Shows every record that wrote REG (any part of it: eax, ah and rax are one\n"
+	 "register) in record order: record ID, thread, the whole register's name and\n"
+	 "value after the record (?? where unknown), and whether the record changed\n"
+	 "it. A context record's dump and an instrumentation gap count as writes.\n"
+	 "Needs the index (umtdump index).\n"
+	 "\n"
+	 "options:\n"
+	 "  --thread TID         only thread-table row TID (default: every thread)\n"
+	 "  --from ID            from record ID\n"
+	 "  --to ID              before record ID (exclusive)\n"
+	 "  --count N            at most N writes\n"
+	 "  --reverse            newest first (--reverse --changes --count 1 --to ID:\n"
+	 "                       the previous change before ID)\n"
+	 "  --changes            only the writes that changed the register\n",
+	 1, 1, "REG"},
+	{"origin", cmd_origin, OPT_AT | OPT_DEPTH, "where a value came from, from the index",
+	 "Shows where the value of REG, or of ADDR[:LEN] in memory (LEN 1 to 4096,\n"
+	 "default 1), just before record ID came from: the record that last wrote\n"
+	 "it, then that record's inputs (its read operands, explicit and implicit),\n"
+	 "each with the record that wrote it, recursively, as a tree in depth-first\n"
+	 "order. A chain ends at a context record (the kernel, the tracer), at the\n"
+	 "first record of a thread, at an unknown value, or at the depth. Registers\n"
+	 "that only address memory (a phrase's base, index, segment) are listed and\n"
+	 "not followed. Needs the index (umtdump index).\n"
+	 "\n"
+	 "options:\n"
+	 "  --at ID              the record (required)\n"
+	 "  --depth D            follow at most D defining records (default 10)\n",
+	 1, 1, "REG|ADDR[:LEN]"},
 	{"sql", cmd_sql, OPT_CSV, "SQL queries over the trace's tables",
 	 "Runs the SQL statements of QUERY, or of standard input when QUERY is absent\n"
 	 "or -, with the trace's tables attached (records, instructions, operands,\n"
@@ -172,8 +222,8 @@ static const char global_help[] =
 	"  --json               JSON Lines on stdout, one object per record or row\n"
 	"  --xed-dir DIR        name tables: XED and syscall enum headers (default:\n"
 	"                       the UMT_XED_DIR environment variable)\n"
-	"  --index DIR          the trace's index is in DIR (history, mem; index\n"
-	"                       writes it there)\n"
+	"  --index DIR          the trace's index is in DIR (history, mem, state,\n"
+	"                       reg-history, origin; index writes it there)\n"
 	"  --keep-going         report a bad record on stderr and continue; a trace that\n"
 	"                       does not open is then read as with --salvage\n"
 	"  --salvage            open a damaged trace (truncated files, lost tables) and\n"
@@ -261,7 +311,7 @@ static const struct {
 	{"--count", OPT_COUNT}, {"--thread", OPT_THREAD}, {"--type", OPT_TYPE},
 	{"--id", OPT_ID},  {"--max-problems", OPT_MAX_PROBLEMS}, {"--index", 0},
 	{"--kind", OPT_KIND}, {"--at", OPT_AT}, {"--out", OPT_OUT}, {"--threads", OPT_THREADS},
-	{"--memory", OPT_MEMORY},
+	{"--memory", OPT_MEMORY}, {"--depth", OPT_DEPTH},
 };
 
 static bool parse_kinds(const char *list, unsigned *mask)
@@ -332,7 +382,8 @@ static int set_value(struct parse *p, const char *name, unsigned bit, const char
 	if (bit == 0 || bit == OPT_OUT || bit == OPT_KIND || bit == OPT_MEMORY || bit == OPT_TYPE)
 		return set_text(p, name, bit, v);
 	if (!parse_u64(v, &n) || (bit == OPT_ID && n > INT64_MAX) ||
-	    (bit == OPT_THREAD && n > INT64_MAX) || (bit == OPT_THREADS && (n == 0 || n > 64))) {
+	    (bit == OPT_THREAD && n > INT64_MAX) || (bit == OPT_THREADS && (n == 0 || n > 64)) ||
+	    (bit == OPT_DEPTH && n > 1000)) {
 		report("%s: not a number: %s", name, v);
 		return EXIT_USAGE;
 	}
@@ -345,6 +396,7 @@ static int set_value(struct parse *p, const char *name, unsigned bit, const char
 	case OPT_MAX_PROBLEMS: p->o.max_problems = n; break;
 	case OPT_AT: p->o.at = n, p->o.has_at = true; break;
 	case OPT_THREADS: p->o.threads = (unsigned)n; break;
+	case OPT_DEPTH: p->o.depth = (unsigned)n, p->o.has_depth = true; break;
 	default: break;
 	}
 	p->used |= bit;
@@ -391,6 +443,8 @@ static int parse_option(int argc, char **argv, int *i, struct parse *p)
 			return p->o.accesses = true, p->used |= OPT_ACCESSES, 0;
 		if (!strcmp(a, "--reverse"))
 			return p->o.reverse = true, p->used |= OPT_REVERSE, 0;
+		if (!strcmp(a, "--changes"))
+			return p->o.changes = true, p->used |= OPT_CHANGES, 0;
 		if (!strcmp(a, "--csv"))
 			return p->o.csv = true, p->used |= OPT_CSV, 0;
 	}
@@ -440,6 +494,8 @@ static const char *option_name(unsigned bits)
 		return "--accesses";
 	if (bits & OPT_REVERSE)
 		return "--reverse";
+	if (bits & OPT_CHANGES)
+		return "--changes";
 	if (bits & OPT_CSV)
 		return "--csv";
 	for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)

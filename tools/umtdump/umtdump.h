@@ -43,6 +43,9 @@ struct opts {
 	bool has_at;
 	unsigned threads;      /* --threads, 0: all processors */
 	uint64_t memory;       /* --memory, 0: the library's default */
+	bool changes;          /* reg-history --changes */
+	unsigned depth;        /* origin --depth */
+	bool has_depth;
 	const char *args[2];   /* operands after TRACE_DIR (history ADDR[:LEN], mem ADDR LEN,
 	                          sql QUERY) */
 	bool csv;              /* sql --csv */
@@ -253,6 +256,9 @@ int cmd_stats(umt_trace *t, const struct opts *o);
 int cmd_index(umt_trace *t, const struct opts *o);
 int cmd_history(umt_trace *t, const struct opts *o);
 int cmd_mem(umt_trace *t, const struct opts *o);
+int cmd_state(umt_trace *t, const struct opts *o);
+int cmd_reg_history(umt_trace *t, const struct opts *o);
+int cmd_origin(umt_trace *t, const struct opts *o);
 int cmd_sql(umt_trace *t, const struct opts *o);
 
 /* ---- the index (index.c) --------------------------------------------------------- */
@@ -268,5 +274,19 @@ int open_index(const umt_trace *t, const struct opts *o, umt_index **out);
 
 /** Parses ADDR (decimal or 0x hex); false when it is not one. */
 bool parse_address(const char *s, uint64_t *out);
+
+/* ---- register values (cmd_state.c) ------------------------------------------------ */
+
+/**
+ * A register's (or memory's) @p n bytes as the register commands show them:
+ * all known and at most 8 bytes, "0x..." as a number; else two hex digits a
+ * byte with ?? for unknown ones (most significant first up to 8 bytes, as
+ * "0x??..", memory order beyond). Writes into @p buf (2n + 3 bytes).
+ * @return the length written; 0 when no byte is known (nothing written).
+ */
+size_t reg_value_text(const uint8_t *data, const uint8_t *known, uint32_t n, char *buf);
+
+/** The context map's name of @p reg in lower case (a static buffer). */
+const char *reg_lower_name(const umt_trace *t, int reg);
 
 #endif

@@ -1,0 +1,241 @@
+/*
+ * libumtrace - what a record does to its thread's register file (index.h
+ * section 1, regs.h): the effects of its two phases, read through the
+ * reader's public API only.
+ *
+ * Phase 0 is the state "at" the record: a gap (exec flag 0x02: the
+ * thread's earlier state is unknown), then the dump of a context record
+ * (an observation that is also the thread's new state, so a write), then
+ * the trusted before values of an instruction's register slots (read,
+ * read-write and write-only operands alike: all tell what the register
+ * held). Phase 1 is what the record leaves: the after values of its
+ * register slots (trusted outputs), the upper half of the 64-bit register
+ * zeroed for a 4-byte output of a 64-bit record with decodedIns flag 0x08,
+ * or clobbers where the outputs are not trusted. A false condition (0x04)
+ * writes nothing: its after values are observations of unchanged registers.
+ * Register slots are those with AddrWidth 0 whose RegName the context map
+ * places in the record's mode (so MEM0, MEM1, AGEN and STACKPUSH/STACKPOP
+ * never are); the bytes are the slot's first min(ValueSize, Size) bytes at
+ * the map's Offset. Within a phase the slots apply in slot order.
+ *
+ * Where a row's slots go depends only on the row and the mode: it is worked
+ * out once (a plan, struct reg_plan) and shared by every thread through one
+ * atomically published pointer per row and mode. A record then costs its
+ * LC length check and a few copies.
+ */
+#include <stdlib.h>
+
+#include "regs.h"
+
+static const uint8_t zeros[8];
+
+int umt__regctx_init(struct regctx *c, const umt_trace *t)
+{
+	umt_trace_info info;
+	memset(c, 0, sizeof *c);
+	int rc = umt_trace_get_info(t, &info);
+	if (rc < 0)
+		return rc;
+	c->t = t;
+	c->map = umt_context_map_get(t);
+	c->dump = info.dump_size;
+	c->exec_version = info.exec_version;
+	c->rows = info.ins_count;
+	c->plans = calloc(2 * c->rows + 1, sizeof *c->plans); /* pages touched as rows are met */
+	return c->plans ? 0 : umt__failf(UMT_E_NOMEM, "register plans: out of memory");
+}
+
+void umt__regctx_free(struct regctx *c)
+{
+	for (uint64_t i = 0; c->plans && i < 2 * c->rows; i++)
+		free(atomic_load_explicit(&c->plans[i], memory_order_relaxed));
+	free(c->plans);
+	c->plans = NULL;
+}
+
+bool umt__regs_place(const struct regctx *c, int reg, bool mode64, uint32_t *off, uint32_t *len,
+                     int *largest)
+{
+	if (reg < 0 || reg >= c->map->ElemCount)
+		return false;
+	const umt_reg_info *ri = mode64 ? &c->map->RegMap64[reg] : &c->map->RegMap32[reg];
+	if (ri->Offset == 0xffff || ri->Size == 0 || (uint32_t)ri->Offset + ri->Size > c->dump)
+		return false;
+	*off = ri->Offset;
+	*len = ri->Size;
+	*largest = reg;
+	int l = ri->EffLargest;
+	if (l != reg && l >= 0 && l < c->map->ElemCount) {
+		const umt_reg_info *li = mode64 ? &c->map->RegMap64[l] : &c->map->RegMap32[l];
+		/* only a present register that encloses it (a damaged map names others) */
+		if (li->Offset != 0xffff && li->Size > 0 && (uint32_t)li->Offset + li->Size <= c->dump &&
+		    li->Offset <= ri->Offset && ri->Offset + ri->Size <= li->Offset + li->Size)
+			*largest = l;
+	}
+	return true;
+}
+
+/* ---- plans ------------------------------------------------------------------------------- */
+
+/* Adds slot @p s to plan @p p when it is a register of the map; outputs may zero-extend. */
+static void plan_slot(const struct regctx *c, const umt_decoded *dec, const umt_lc_slot *s,
+                      bool mode64, bool output, struct reg_plan *p)
+{
+	uint32_t off, len, loff, llen;
+	int largest, l2;
+	if (s->AddrWidth != 0 || s->ValueSize <= 0 ||
+	    !umt__regs_place(c, s->RegName, mode64, &off, &len, &largest))
+		return;
+	if ((uint32_t)s->ValueSize < len)
+		len = (uint32_t)s->ValueSize;
+	/* a 32-bit output in 64-bit code zeroes the upper half of its 64-bit register */
+	bool zext = output && mode64 && len == 4 && umt_decoded_is_32in64(dec) &&
+	            umt__regs_place(c, largest, true, &loff, &llen, &l2) && llen == 8 && loff == off;
+	p->slot[p->nbefore + p->nafter] =
+		(struct reg_plan_slot){s->Offset, (uint16_t)off, (uint16_t)len, zext, 0};
+	if (output)
+		p->nafter++;
+	else
+		p->nbefore++;
+}
+
+/* The plan of a row in one mode, from a record of it (checked by umt_rec_ins_exec()). */
+static int make_plan(const struct regctx *c, const umt_rec *r, bool mode64, struct reg_plan **out)
+{
+	umt_ins_exec x;
+	int rc = umt_rec_ins_exec(c->t, r, &x);
+	if (rc < 0)
+		return rc;
+	unsigned count = x.dec.ins->LCCount, first_after = x.dec.ins->FirstAfterSlot;
+	struct reg_plan *p = malloc(sizeof *p + count * sizeof p->slot[0]);
+	if (p == NULL)
+		return umt__failf(UMT_E_NOMEM, "register plans: out of memory");
+	p->lc_size = x.dec.ins->LCSize;
+	p->nbefore = p->nafter = 0;
+	for (unsigned k = 0; k < first_after && k < count; k++)
+		plan_slot(c, &x.dec, &x.dec.slots[k], mode64, false, p);
+	for (unsigned k = first_after; k < count; k++)
+		plan_slot(c, &x.dec, &x.dec.slots[k], mode64, true, p);
+	*out = p;
+	return 0;
+}
+
+/* The plan of instruction record @p r and its LC; the record's errors as umt_rec_ins_exec(). */
+static int plan_of(const struct regctx *c, const umt_rec *r, const struct reg_plan **out,
+                   const uint8_t **lc)
+{
+	int64_t id = -1;
+	uint64_t lc_size = 0;
+	umt_ins_exec x;
+	*lc = NULL;
+	int rc = umt_rec_ins(r, &id, lc, &lc_size);
+	if (rc == 0 && (id < 0 || (uint64_t)id >= c->rows) && (rc = umt_rec_ins_exec(c->t, r, &x)) == 0)
+		rc = umt__failf(UMT_E_CORRUPT, "record %llu: InsID %lld outside the instruction table",
+		                (unsigned long long)r->id, (long long)id); /* not reached: reported above */
+	if (rc < 0)
+		return rc;
+	_Atomic(struct reg_plan *) *slot = &c->plans[(uint64_t)id * 2 + (r->flags & UMT_EXEC_F_64BIT)];
+	struct reg_plan *p = atomic_load_explicit(slot, memory_order_acquire), *expected = NULL;
+	if (p == NULL) {
+		if ((rc = make_plan(c, r, r->flags & UMT_EXEC_F_64BIT, &p)) < 0)
+			return rc;
+		if (!atomic_compare_exchange_strong_explicit(slot, &expected, p, memory_order_acq_rel,
+		                                             memory_order_acquire)) {
+			free(p); /* another thread made it first */
+			p = expected;
+		}
+	}
+	if (lc_size < p->lc_size) {
+		rc = umt_rec_ins_exec(c->t, r, &x); /* reports the short LC */
+		return rc < 0 ? rc : umt__failf(UMT_E_CORRUPT, "record %llu: LC shorter than its row's",
+		                                (unsigned long long)r->id);
+	}
+	*out = p;
+	return 0;
+}
+
+#if defined(__GNUC__)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE inline
+#endif
+
+/* The effects of an instruction record's register slots, for the phases in @p phases
+ * (inlined in each caller, so that a known sink is called directly). */
+static ALWAYS_INLINE int instruction(const struct regctx *c, const umt_rec *r, unsigned phases, reg_sink sink,
+                       void *arg)
+{
+	const struct reg_plan *p = NULL;
+	const uint8_t *lc = NULL;
+	int rc = plan_of(c, r, &p, &lc);
+	unsigned rel = umt_exec_reliability(c->exec_version, r->flags);
+	bool executed = !(r->flags & UMT_EXEC_F_NOT_EXECUTED);
+	for (unsigned i = 0; rc == 0 && (phases & 1) && (rel & UMT_RELIABLE_INPUTS) && i < p->nbefore;
+	     i++) {
+		const struct reg_plan_slot *e = &p->slot[i];
+		struct reg_effect x = {RE_OBSERVE, e->dump_off, e->len, lc + e->lc_off};
+		rc = sink(arg, &x);
+	}
+	/* outputs: trusted, written (observed under a false condition); untrusted, clobbered
+	 * (nothing under a false condition: nothing happened, nothing can be believed) */
+	uint8_t kind = (rel & UMT_RELIABLE_OUTPUTS) ? (executed ? RE_WRITE : RE_OBSERVE) : RE_CLOBBER;
+	for (unsigned i = 0; rc == 0 && (phases & 2) && (executed || kind != RE_CLOBBER) &&
+	                     i < p->nafter; i++) {
+		const struct reg_plan_slot *e = &p->slot[p->nbefore + i];
+		struct reg_effect x = {kind, e->dump_off, e->len, kind == RE_CLOBBER ? NULL : lc + e->lc_off};
+		rc = sink(arg, &x);
+		if (rc == 0 && e->zext && executed) {
+			struct reg_effect z = {kind, e->dump_off + 4u, 4, kind == RE_WRITE ? zeros : NULL};
+			rc = sink(arg, &z);
+		}
+	}
+	return rc;
+}
+
+static ALWAYS_INLINE int effects(const struct regctx *c, const umt_rec *r, int phase,
+                                  reg_sink sink, void *arg)
+{
+	unsigned phases = phase < 0 ? 3u : 1u << phase; /* -1: both, in order */
+	int rc = 0;
+	if ((phases & 1) && (r->flags & UMT_EXEC_F_INSTR_OFF)) {
+		struct reg_effect gap = {RE_GAP, 0, c->dump, NULL};
+		rc = sink(arg, &gap);
+	}
+	/* types with a context: 1, 4, 5, 8-11 (umt_rec_type_has_context(), without a call) */
+	if (rc == 0 && (phases & 1) && r->type < 16 && ((0x0f32u >> r->type) & 1)) {
+		umt_context ctx;
+		if ((rc = umt_rec_context(c->t, r, &ctx)) < 0)
+			return rc;
+		struct reg_effect dump = {RE_WRITE, 0, ctx.regs_size < c->dump ? ctx.regs_size : c->dump,
+		                          ctx.regs};
+		rc = sink(arg, &dump);
+	}
+	if (rc == 0 && r->type == UMT_REC_INSTRUCTION)
+		rc = instruction(c, r, phases, sink, arg);
+	return rc;
+}
+
+int umt__regs_effects(const struct regctx *c, const umt_rec *r, int phase, reg_sink sink,
+                      void *arg)
+{
+	return effects(c, r, phase, sink, arg);
+}
+
+struct apply_arg {
+	struct rstate *s;
+	uint64_t id;
+};
+
+static int apply_one(void *arg, const struct reg_effect *e)
+{
+	const struct apply_arg *a = arg;
+	umt__rs_effect_inline(a->s, e, a->id);
+	return 0;
+}
+
+int umt__regs_apply(const struct regctx *c, struct rstate *s, const umt_rec *r, int phase)
+{
+	struct apply_arg a = {s, r->id};
+	s->mode64 = (r->flags & UMT_EXEC_F_64BIT) != 0;
+	return effects(c, r, phase, apply_one, &a);
+}

@@ -1,0 +1,188 @@
+/*
+ * libumtrace - the encoding of a register file after a record X
+ * (docs/index-format.md, "regs.ckpt"): the checkpoints of the index and
+ * the build's range-relative states in its spill file.
+ *
+ *   u8 Flags: bit 0 the 64-bit map, bit 1 range-relative, bit 2 lw/lc kept
+ *   runs, until they cover DumpSize bytes: varint (Length << 1 | Known),
+ *     varint Source, [varint LastWrite, varint LastChange], [varint Pending]
+ *     where a record v is 0 for none, 1 for "not set" (relative states
+ *     only), else X - v + 2 (v <= X: the state is after X);
+ *   the values of the known bytes, in order: groups of varint Zeros,
+ *     varint Literals, the literal bytes (zero bytes cost nothing);
+ *   (relative) the pending value of every byte with a pending write.
+ * Consecutive bytes with the same known flag and records share a run: a
+ * register file is a few dozen runs, and its zero registers a few bytes.
+ */
+#include "regs.h"
+
+size_t umt__rs_encoded_max(uint32_t size)
+{
+	/* a run per byte at worst (1 + 5 varints of 10 bytes), a group per byte, a
+	 * value and a pending value per byte, the flags */
+	return (size_t)size * (51 + 20 + 2) + 16;
+}
+
+static inline uint64_t enc_record(uint64_t v, uint64_t x)
+{
+	return v == UMT_NO_RECORD ? 0 : v == RS_UNSET ? 1 : x - v + 2;
+}
+
+static bool dec_record(uint64_t e, uint64_t x, bool rel, uint64_t *v)
+{
+	if (e == 0)
+		*v = UMT_NO_RECORD;
+	else if (e == 1 && rel)
+		*v = RS_UNSET;
+	else if (e >= 2 && e - 2 <= x)
+		*v = x - (e - 2);
+	else
+		return false;
+	return true;
+}
+
+/* Byte @p b continues the run of byte @p a. */
+/* Byte @p b continues the run of byte @p a (a flat state: no floors). */
+static bool same_run(const struct rstate *s, uint32_t a, uint32_t b)
+{
+	return s->known[a] == s->known[b] && s->src[a] == s->src[b] &&
+	       (!s->track || (s->lw[a] == s->lw[b] && s->lc[a] == s->lc[b])) &&
+	       (!s->pend || s->pend[a] == s->pend[b]);
+}
+
+static inline uint32_t next_known(const struct rstate *s, uint32_t b)
+{
+	while (b < s->size && !s->known[b])
+		b++;
+	return b;
+}
+
+/* The known bytes' values: zero runs counted, the rest literal. */
+static size_t encode_values(const struct rstate *s, uint8_t *out)
+{
+	size_t n = 0;
+	for (uint32_t b = next_known(s, 0); b < s->size;) {
+		uint64_t zeros = 0, lits = 0, seen = 0;
+		for (; b < s->size && s->val[b] == 0; b = next_known(s, b + 1))
+			zeros++;
+		/* literals run through fewer than 3 zeros in a row (a group costs 2 bytes),
+		 * and end on a nonzero byte */
+		unsigned zrun = 0;
+		for (uint32_t k = b; k < s->size && zrun < 3; k = next_known(s, k + 1)) {
+			zrun = s->val[k] == 0 ? zrun + 1 : 0;
+			seen++;
+			if (s->val[k] != 0)
+				lits = seen;
+		}
+		n += umt__put_varint(out + n, zeros);
+		n += umt__put_varint(out + n, lits);
+		for (uint64_t l = 0; l < lits; l++, b = next_known(s, b + 1))
+			out[n++] = s->val[b];
+	}
+	return n;
+}
+
+size_t umt__rs_encode(struct rstate *s, uint64_t record, uint8_t *out)
+{
+	umt__rs_flatten(s); /* the same state, its floors written into the bytes */
+	size_t n = 0;
+	out[n++] = (uint8_t)(s->mode64 | s->rel << 1 | s->track << 2);
+	for (uint32_t b = 0; b < s->size;) {
+		uint32_t e = b + 1;
+		while (e < s->size && same_run(s, b, e))
+			e++;
+		n += umt__put_varint(out + n, (uint64_t)(e - b) << 1 | s->known[b]);
+		n += umt__put_varint(out + n, enc_record(s->src[b], record));
+		if (s->track) {
+			n += umt__put_varint(out + n, enc_record(s->lw[b], record));
+			n += umt__put_varint(out + n, enc_record(s->lc[b], record));
+		}
+		if (s->pend)
+			n += umt__put_varint(out + n, enc_record(s->pend[b], record));
+		b = e;
+	}
+	n += encode_values(s, out + n);
+	for (uint32_t b = 0; s->pend && b < s->size; b++)
+		if (s->pend[b] != RS_UNSET)
+			out[n++] = s->pval[b];
+	return n;
+}
+
+/* The runs: known flags and records of every byte (lw and lc read when the
+ * encoding has them, kept when @p s does). */
+static bool decode_runs(const uint8_t **p, const uint8_t *end, uint64_t x, bool track,
+                        struct rstate *s, uint64_t *known_count)
+{
+	uint64_t v[4] = {0, 0, 0, 0};
+	for (uint32_t b = 0; b < s->size;) {
+		uint64_t head;
+		if (!umt__get_varint(p, end, &head) || head >> 1 == 0 || head >> 1 > s->size - b)
+			return false;
+		unsigned fields = 1 + (track ? 2 : 0) + (s->rel ? 1 : 0);
+		for (unsigned f = 0; f < fields; f++) {
+			uint64_t e;
+			if (!umt__get_varint(p, end, &e) || !dec_record(e, x, s->rel, &v[f]))
+				return false;
+		}
+		uint32_t len = (uint32_t)(head >> 1);
+		uint8_t known = head & 1;
+		if (known && (v[0] == UMT_NO_RECORD || v[0] == RS_UNSET))
+			return false; /* a known byte has a source */
+		for (uint32_t k = b; k < b + len; k++) {
+			s->known[k] = known;
+			s->val[k] = 0;
+			s->src[k] = v[0];
+			if (s->track)
+				s->lw[k] = v[1], s->lc[k] = v[2];
+			if (s->pend)
+				s->pend[k] = v[fields - 1];
+		}
+		*known_count += known * (uint64_t)len;
+		b += len;
+	}
+	return true;
+}
+
+static bool decode_values(const uint8_t **p, const uint8_t *end, struct rstate *s, uint64_t left)
+{
+	uint32_t b = 0;
+	while (left > 0) {
+		uint64_t zeros, lits;
+		if (!umt__get_varint(p, end, &zeros) || !umt__get_varint(p, end, &lits) ||
+		    zeros + lits == 0 || zeros > left || lits > left - zeros ||
+		    lits > (uint64_t)(end - *p))
+			return false;
+		for (uint64_t z = 0; z < zeros; b++)
+			z += s->known[b]; /* the known bytes are exactly left in number: stays inside */
+		for (uint64_t l = 0; l < lits; b++)
+			if (s->known[b])
+				s->val[b] = *(*p)++, l++;
+		left -= zeros + lits;
+	}
+	return true;
+}
+
+int umt__rs_decode(const uint8_t *p, uint64_t n, uint64_t record, struct rstate *s)
+{
+	const uint8_t *end = p + n;
+	if (n == 0 || (*p >> 3) != 0 || ((*p >> 1) & 1) != s->rel || (s->track && !(*p & 4)))
+		return umt__failf(UMT_E_CORRUPT, "register state: flags 0x%02x", n ? *p : 0u);
+	bool track = (*p & 4) != 0;
+	s->mode64 = *p & 1;
+	s->fsrc = s->flw = s->flc = s->rel ? RS_UNSET : UMT_NO_RECORD; /* decoded flat */
+	p++;
+	uint64_t known = 0;
+	if (!decode_runs(&p, end, record, track, s, &known) || !decode_values(&p, end, s, known))
+		return umt__failf(UMT_E_CORRUPT, "register state: malformed runs or values");
+	for (uint32_t b = 0; s->pend && b < s->size; b++) {
+		if (s->pend[b] == RS_UNSET)
+			continue;
+		if (p == end)
+			return umt__failf(UMT_E_CORRUPT, "register state: pending values missing");
+		s->pval[b] = *p++;
+	}
+	if (p != end)
+		return umt__failf(UMT_E_CORRUPT, "register state: %llu bytes past its end",
+		                  (unsigned long long)(end - p));
+	return 0;
+}

@@ -1,0 +1,132 @@
+/*
+ * libumtrace - a thread's register file as index.h section 1 defines it
+ * (regs.h): its storage, one effect of a record applied to it, and the
+ * composition of the build's range-relative states.
+ *
+ * A byte changes (lc) when a record writes it and it was not known, or
+ * known with another value, or the write is a clobber or a gap: "changed"
+ * is conservative where the trace cannot tell. A range-relative state does
+ * not know the bytes the range has not seen; the first write of such a byte
+ * is kept pending (pend, pval) and decided when the range is composed with
+ * the state at its start.
+ */
+#include <stdlib.h>
+
+#include "regs.h"
+
+int umt__rs_alloc(struct rstate *s, uint32_t size, bool rel, bool track)
+{
+	memset(s, 0, sizeof *s);
+	size_t n = size ? size : 1;
+	size_t words = track ? (rel ? 4 : 3) : 1;
+	uint8_t *p = malloc(n * (2 + words * 8 + (rel ? 1 : 0)));
+	if (p == NULL)
+		return umt__failf(UMT_E_NOMEM, "register state: out of memory");
+	s->size = size;
+	s->rel = rel;
+	s->track = track;
+	s->src = (uint64_t *)(void *)p; /* the 8-byte fields first: aligned */
+	if (track) {
+		s->lw = s->src + n;
+		s->lc = s->lw + n;
+		if (rel)
+			s->pend = s->lc + n;
+	}
+	s->val = p + n * words * 8;
+	s->known = s->val + n;
+	if (rel)
+		s->pval = s->known + n;
+	umt__rs_clear(s);
+	return 0;
+}
+
+void umt__rs_free(struct rstate *s)
+{
+	if (s)
+		free(s->src);
+}
+
+void umt__rs_clear(struct rstate *s)
+{
+	uint64_t none = s->rel ? RS_UNSET : UMT_NO_RECORD;
+	s->fsrc = s->flw = s->flc = none;
+	memset(s->val, 0, s->size);
+	memset(s->known, 0, s->size);
+	for (uint32_t b = 0; b < s->size; b++) {
+		s->src[b] = none;
+		if (s->track)
+			s->lw[b] = s->lc[b] = none;
+		if (s->pend)
+			s->pend[b] = RS_UNSET;
+	}
+	s->mode64 = false;
+}
+
+/* @p n records of @p p, each the larger of its own and the floor @p f ("none" smallest). */
+static void lift(uint64_t *p, uint32_t n, uint64_t f)
+{
+	if (f >= RS_UNSET)
+		return; /* no floor */
+	for (uint32_t b = 0; b < n; b++) {
+		uint64_t v = p[b] >= RS_UNSET ? 0 : p[b];
+		p[b] = v > f ? v : f;
+	}
+}
+
+void umt__rs_flatten(struct rstate *s)
+{
+	uint64_t none = s->rel ? RS_UNSET : UMT_NO_RECORD;
+	lift(s->src, s->size, s->fsrc);
+	if (s->track) {
+		lift(s->lw, s->size, s->flw);
+		lift(s->lc, s->size, s->flc);
+	}
+	s->fsrc = s->flw = s->flc = none;
+}
+
+void umt__rs_copy(struct rstate *to, const struct rstate *from)
+{
+	memcpy(to->val, from->val, from->size);
+	memcpy(to->known, from->known, from->size);
+	memcpy(to->src, from->src, from->size * sizeof *to->src);
+	if (to->track && from->track) {
+		memcpy(to->lw, from->lw, from->size * sizeof *to->lw);
+		memcpy(to->lc, from->lc, from->size * sizeof *to->lc);
+	}
+	if (to->pend && from->pend) {
+		memcpy(to->pend, from->pend, from->size * sizeof *to->pend);
+		memcpy(to->pval, from->pval, from->size);
+	}
+	to->mode64 = from->mode64;
+	to->fsrc = from->fsrc;
+	to->flw = from->flw;
+	to->flc = from->flc;
+}
+
+void umt__rs_compose(struct rstate *abs, const struct rstate *rel)
+{
+	umt__rs_flatten(abs);
+	for (uint32_t b = 0; b < abs->size; b++) {
+		if (abs->track) {
+			uint64_t lc = rel->lc[b], lw = rel->lw[b];
+			if (lc != RS_UNSET)
+				abs->lc[b] = lc;
+			else if (rel->pend[b] != RS_UNSET && (!abs->known[b] || abs->val[b] != rel->pval[b]))
+				abs->lc[b] = rel->pend[b]; /* decided now that the value before is known */
+			if (lw != RS_UNSET)
+				abs->lw[b] = lw;
+		}
+		uint64_t src = rel->src[b];
+		if (src != RS_UNSET) {
+			abs->val[b] = rel->val[b];
+			abs->known[b] = rel->known[b];
+			abs->src[b] = src;
+		}
+	}
+	abs->mode64 = rel->mode64;
+}
+
+void umt__rs_effect(struct rstate *s, const struct reg_effect *e, uint64_t id)
+{
+	umt__rs_effect_inline(s, e, id);
+}

@@ -1,0 +1,11 @@
+/*
+ * libumtrace - the registry of the index's sections (section.h): the build,
+ * the open and verify go through it. Sections are added here, one line
+ * each, in bit order.
+ */
+#include "regs.h"
+
+const struct ix_section *const umt__ix_sections[] = {
+	&umt__ix_regs_section, /* bit 1: register checkpoints (regs.h) */
+	NULL,
+};
