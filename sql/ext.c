@@ -16,7 +16,8 @@ SQLITE_EXTENSION_INIT1
 
 const struct usql_table *const usql_tables[] = {
 	&usql_records, &usql_instructions, &usql_operands, &usql_accesses, &usql_threads,
-	&usql_modules, &usql_syscalls, &usql_address_space, &usql_metadata, &usql_mem, NULL};
+	&usql_modules, &usql_syscalls, &usql_address_space, &usql_metadata, &usql_mem,
+	&usql_state, NULL};
 
 int umt_sqlite_register(sqlite3 *db)
 {

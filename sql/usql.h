@@ -382,6 +382,7 @@ extern const struct usql_pushable usql_rows_push[1];
 
 /* The tables (vt_*.c). */
 extern const struct usql_table usql_records, usql_instructions, usql_operands, usql_accesses,
-	usql_threads, usql_modules, usql_syscalls, usql_address_space, usql_metadata, usql_mem;
+	usql_threads, usql_modules, usql_syscalls, usql_address_space, usql_metadata, usql_mem,
+	usql_state;
 
 #endif
