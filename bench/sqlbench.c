@@ -94,8 +94,13 @@ static uint64_t drain(sqlite3 *db, sqlite3_stmt *st, uint64_t *acc)
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		rows++;
-		for (int i = 0, n = sqlite3_column_count(st); i < n; i++)
-			*acc += (uint64_t)sqlite3_column_int64(st, i) + (uint64_t)sqlite3_column_bytes(st, i);
+		for (int i = 0, n = sqlite3_column_count(st); i < n; i++) {
+			int type = sqlite3_column_type(st, i); /* read as it is: no conversion */
+			if (type == SQLITE_INTEGER)
+				*acc += (uint64_t)sqlite3_column_int64(st, i);
+			else if (type == SQLITE_TEXT || type == SQLITE_BLOB)
+				*acc += (uint64_t)sqlite3_column_bytes(st, i);
+		}
 	}
 	check(rc, db, sqlite3_sql(st));
 	sqlite3_reset(st);

@@ -65,7 +65,7 @@ static int filter(struct usql_cursor *c, const struct usql_args *a)
 {
 	struct cursor *k = (struct cursor *)c;
 	const umt_index *ix;
-	int64_t thread;
+	int64_t thread = -1;
 	int rc;
 	if (!a->used[K_AT])
 		return usql_failf(c, "state(at [, thread]): the record is needed");

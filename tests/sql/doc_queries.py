@@ -161,25 +161,17 @@ def check_mem(rows, idx):
     assert all(r["c"] == chr(int(r["byte"], 16)) for r in rows)
 
 
-def check_operands(rows, idx):
-    hist = lines("--json", "history", "--kind", "write", "--to", "100", "--reverse", SAMPLE,
-                 "0x100feb8:1", index=idx)
-    last = next(h for h in hist if hexint(h["address"]) == 0x100feb8)
-    rec = lines("--json", "exec", "--operands", "--from", str(last["id"]), "--to",
-                str(last["id"]), SAMPLE)[0]
-    access = {1: "r", 2: "w", 3: "rw"}
-    want = [(rec["id"], rec["disasm"], i, o["name"], access[o["flags"]],
-             None if o["before"] is None else hexint(o["before"]),
-             None if o["after"] is None else hexint(o["after"]))
-            for i, o in enumerate(rec["operands"])]
-    got = [(r["id"], r["disasm"], r["n"], r["name"], r["access"],
-            None if r["before"] is None else r["before"] % (1 << 64),
-            None if r["after"] is None else r["after"] % (1 << 64)) for r in rows]
-    assert got == want and got, (got, want)
+def check_state(rows, idx):
+    st = lines("--json", "state", "--at", "25", SAMPLE, index=idx)[0]
+    disasm = {r["id"]: r.get("disasm") for r in lines("--json", "exec", SAMPLE)}
+    names = ["rflags", "rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi"]
+    want = [(n, st["registers"][n], st["sources"][n], disasm[st["sources"][n]]) for n in names]
+    got = [(r["name"], r["value"], r["source"], r["disasm"]) for r in rows]
+    assert got == want, (got, want)
 
 
 CHECKS = [check_mix, check_hottest, check_buffer, check_syscalls, check_threads, check_coverage,
-          check_stack, check_module_writes, check_mem, check_operands]
+          check_stack, check_module_writes, check_mem, check_state]
 
 
 def main():
