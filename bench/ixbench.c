@@ -3,14 +3,23 @@
  * ratio against a limit or a peer measured in the same run.
  *
  *   ixbench --trace DIR [--tmp DIR] [--runs N] [--queries N] [--memory MiB]
- *           [--only build,rss,size,query,cold,sqlite,regsize,state,regchange,origin]
+ *           [--sections all|memory]
+ *           [--only build,sections,rss,parts,size,query,cold,sqlite,regsize,state,regchange,
+ *            origin]
  *           [--index DIR] [--smoke]
  *
  *   build  the index on 1 and 2 threads against a scan that only extracts
  *          the same postings (no sort, no write) on as many threads
  *          (goals: build >= 0.5x the extraction; 2 threads >= 1.6x one)
+ *   sections  the build with the coverage section against the
+ *          memory section alone, on 1 and 2 threads, runs alternating
+ *          (goal: <= 1.2, the share the issue allows calls and coverage)
  *   rss    peak resident memory of a build in a child process, against the
  *          budget plus 64 MiB (goal: within)
+ *   parts  the build in 4 parts (each on 1 thread, as 4 machines would) and
+ *          their merge on 2 threads, against the local build on 1 thread:
+ *          the time of 4 machines (slowest part + merge), the merge with and
+ *          without the sections other than memory (report)
  *   size   index bytes against the trace's exec files (goal <= 0.5), and
  *          bytes per access
  *   query  last write before N of an 8-byte address (goal: median <= 10 us)
@@ -22,8 +31,9 @@
  *          load time, size, and the last-write query (needs SQLite)
  *   regsize, state, regchange, origin: the registers (ixregs.c)
  *
- * The index is built into --tmp (default $TMPDIR or /tmp), or with --index
- * DIR an index built before is queried (build and rss still build). Not a test:
+ * --sections says what the other builds make (default all). The index is
+ * built into --tmp (default $TMPDIR or /tmp), or with --index DIR an index
+ * built before is queried (build, sections and rss still build). Not a test:
  * nothing here asserts a time. docs/performance.md has the figures.
  */
 #define _GNU_SOURCE
@@ -53,8 +63,10 @@ static struct {
 	int runs;
 	unsigned queries;
 	uint64_t memory;
+	uint64_t sections; /* umt_index_build_options.sections of the builds */
 	int smoke;
-} cfg = {.runs = 3, .queries = 2000, .memory = 256ull << 20};
+} cfg = {.runs = 3, .queries = 2000, .memory = 256ull << 20,
+         .sections = UMT_INDEX_SECTIONS_ALL};
 
 static double now(void)
 {
@@ -151,16 +163,66 @@ static double extract(umt_trace *t, unsigned threads, uint64_t *postings)
 	return now() - t0;
 }
 
-static double build(umt_trace *t, const char *dir, unsigned threads, umt_index_build_stats *s)
+static double build_of(umt_trace *t, const char *dir, unsigned threads, uint64_t sections,
+                       umt_index_build_stats *s)
 {
 	umt_index_build_options o;
 	umt_index_build_options_init(&o);
 	o.threads = threads;
 	o.memory = cfg.memory;
+	o.sections = sections;
 	double t0 = now();
 	if (umt_index_build(t, dir, &o, s) < 0)
 		die("build");
 	return now() - t0;
+}
+
+static double build(umt_trace *t, const char *dir, unsigned threads, umt_index_build_stats *s)
+{
+	return build_of(t, dir, threads, cfg.sections, s);
+}
+
+/* The CPU seconds (user and system, every thread) of this process so far. */
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+/*
+ * What coverage adds to a build: memory and coverage against memory alone
+ * (the registers, measured by --only regsize, left out of both), runs
+ * alternating. The goal is on CPU time, which other processes
+ * on a shared machine disturb less than the elapsed time (both shown).
+ */
+static void bench_sections(umt_trace *t, const char *dir)
+{
+	double m[2][16], a[2][16], mc[2][16], ac[2][16];
+	umt_index_build_stats s;
+	for (int r = 0; r < cfg.runs; r++)
+		for (unsigned th = 1; th <= 2; th++) {
+			double c0 = cpu_seconds();
+			m[th - 1][r] = build_of(t, dir, th, UMT_INDEX_SECTION_MEMORY, &s);
+			double c1 = cpu_seconds();
+			a[th - 1][r] = build_of(t, dir, th, UMT_INDEX_SECTION_MEMORY | UMT_INDEX_SECTION_COVERAGE, &s);
+			mc[th - 1][r] = c1 - c0;
+			ac[th - 1][r] = cpu_seconds() - c1;
+		}
+	double rec = (double)umt_exec_count(t) / 1e6;
+	for (unsigned th = 1; th <= 2; th++) {
+		size_t n = (size_t)cfg.runs;
+		double mm = median(m[th - 1], n), ma = median(a[th - 1], n);
+		double cm = median(mc[th - 1], n), ca = median(ac[th - 1], n);
+		char what[64], peer[64];
+		snprintf(what, sizeof what, "build + coverage, %u thread%s (M rec/s)", th,
+		         th > 1 ? "s" : "");
+		snprintf(peer, sizeof peer, "memory section alone, %u thread%s", th, th > 1 ? "s" : "");
+		ixb_line(what, rec / ma, "M/s", peer, ma / mm, "(elapsed)", true);
+		snprintf(what, sizeof what, "  CPU s per M records, %u thread%s", th, th > 1 ? "s" : "");
+		ixb_line(what, ca / rec, "s", peer, ca / cm, "<= 1.2", ca / cm <= 1.2);
+	}
 }
 
 static void bench_build(umt_trace *t, const char *dir)
@@ -188,6 +250,58 @@ static void bench_build(umt_trace *t, const char *dir)
 	     mb1 / mb2 >= 1.6);
 	ixb_line("extraction, 2 threads vs 1", rec / me2, "M/s", "extraction, 1 thread", me1 / me2,
 	     "(report)", true);
+}
+
+static void build_parts(umt_trace *t, const char *dir, unsigned parts, double *slowest)
+{
+	umt_index_build_options o;
+	umt_index_build_options_init(&o);
+	o.threads = 1;
+	o.memory = cfg.memory;
+	*slowest = 0;
+	for (unsigned k = 0; k < parts; k++) {
+		double t0 = now();
+		if (umt_index_build_part(t, dir, k, parts, &o, NULL) < 0)
+			die("build a part");
+		double d = now() - t0;
+		*slowest = d > *slowest ? d : *slowest;
+	}
+}
+
+static double merge_parts(umt_trace *t, const char *dir, unsigned parts, uint64_t sections)
+{
+	umt_index_build_options o;
+	umt_index_build_options_init(&o);
+	o.threads = 2;
+	o.memory = cfg.memory;
+	o.sections = sections;
+	double t0 = now();
+	if (umt_index_build_merge(t, dir, parts, &o, NULL) < 0)
+		die("merge the parts");
+	return now() - t0;
+}
+
+static void bench_parts(umt_trace *t, const char *dir)
+{
+	enum { PARTS = 4 };
+	double local[16], slow[16], all[16], mem[16], slowm[16];
+	umt_index_build_stats s;
+	for (int r = 0; r < cfg.runs; r++) {
+		local[r] = build(t, dir, 1, &s);
+		build_parts(t, dir, PARTS, &slow[r]);
+		all[r] = merge_parts(t, dir, PARTS, UMT_INDEX_SECTIONS_ALL);
+		build_parts(t, dir, PARTS, &slowm[r]);
+		mem[r] = merge_parts(t, dir, PARTS, UMT_INDEX_SECTION_MEMORY);
+	}
+	double ml = median(local, (size_t)cfg.runs), ms = median(slow, (size_t)cfg.runs);
+	double ma = median(all, (size_t)cfg.runs), mm = median(mem, (size_t)cfg.runs);
+	printf("parts: %d parts on 1 thread each, merge on 2 threads; local build %.2f s on 1 thread\n",
+	       PARTS, ml);
+	ixb_line("slowest part (s)", ms, "s", "local build / 4", ml / PARTS / ms, "(report)", true);
+	ixb_line("merge, every section (s)", ma, "s", "local build", ml / ma, "(report)", true);
+	ixb_line("merge, memory only (s)", mm, "s", "local build", ml / mm, "(report)", true);
+	ixb_line("4 machines: slowest part + merge (s)", ms + ma, "s", "local build, 1 thread",
+	         ml / (ms + ma), "(report)", true);
 }
 
 /*
@@ -506,8 +620,10 @@ static void bench_sqlite(umt_trace *t, umt_index *ix, struct probe *p, size_t n)
 static void usage(void)
 {
 	fprintf(stderr, "usage: ixbench --trace DIR [--tmp DIR] [--runs N] [--queries N] "
-	                "[--memory MiB] [--only build,rss,size,query,cold,sqlite,regsize,state,regchange,\n"
-	                "origin] [--index DIR] [--smoke]\n");
+	                "[--memory MiB] [--sections all|memory]\n"
+	                "  [--only build,sections,rss,parts,size,query,cold,sqlite,regsize,state,regchange,\n"
+	                "   origin]\n"
+	                "  [--index DIR] [--smoke]\n");
 	exit(2);
 }
 
@@ -539,6 +655,8 @@ static void parse(int argc, char **argv)
 			cfg.build_only = v;
 		else if (!strcmp(a, "--threads"))
 			cfg.build_threads = (unsigned)strtoul(v, NULL, 10);
+		else if (!strcmp(a, "--sections") && (!strcmp(v, "all") || !strcmp(v, "memory")))
+			cfg.sections = !strcmp(v, "all") ? UMT_INDEX_SECTIONS_ALL : UMT_INDEX_SECTION_MEMORY;
 		else
 			usage();
 		i++;
@@ -565,8 +683,12 @@ int main(int argc, char **argv)
 	snprintf(dir, sizeof dir, "%s/ixbench-%d.index", cfg.tmp, (int)getpid());
 	if (ixb_wanted("build"))
 		bench_build(t, dir);
+	if (ixb_wanted("sections"))
+		bench_sections(t, dir);
 	if (ixb_wanted("rss"))
 		bench_rss(dir);
+	if (ixb_wanted("parts"))
+		bench_parts(t, dir);
 	umt_index_build_stats s;
 	if (cfg.index) /* a prebuilt index: only the queries */
 		snprintf(dir, sizeof dir, "%s", cfg.index);

@@ -3,7 +3,7 @@
 The extension is self-contained: it compiles the library's own C sources
 (the UMT_SOURCES list of the top-level CMakeLists.txt, read from there so
 that the two builds cannot drift) together with the helpers in ext/, and
-links libxml2. So `pip install ./python` needs no installed libumtrace, and
+links libxml2 and Zydis. So `pip install ./python` needs no installed libumtrace, and
 the inline fast paths of umtrace.h compile into the helpers.
 
 Environment:
@@ -45,7 +45,7 @@ def pkg_config(*args):
 
 def declarations():
     """The cdef: the reader, the index, then the extension's helpers."""
-    files = [os.path.join(HERE, "cdef", n) for n in ("reader.h", "index.h", "ext.h")]
+    files = [os.path.join(HERE, "cdef", n) for n in ("reader.h", "index.h", "registers.h", "ext.h")]
     return "\n".join(open(f, encoding="utf-8").read() for f in files)
 
 
@@ -64,6 +64,7 @@ def link_args():
     # symbols stay inside, so an installed libumtrace.so cannot clash.
     args = ["-Wl,--version-script=" + os.path.join(HERE, "ext", "export.map")]
     args += pkg_config("--libs") or ["-lxml2"]
+    args.append("-lZydis")  # src/semantics.c; Debian's libzydis-dev has no pkg-config file
     if os.environ.get("UMTRACE_SANITIZE") == "1":
         args.append("-fsanitize=address,undefined")
     return args + ["-pthread"]

@@ -153,6 +153,7 @@ enum umt_lazy_part {
 	UMT_LAZY_MODULE_INDEX, /* module.c: the index of umt_module_find() */
 	UMT_LAZY_META,         /* meta.c: trace.xml parsed (a umt_meta) */
 	UMT_LAZY_ACCESS_PLANS, /* access.c: the memory slots of each instruction row */
+	UMT_LAZY_SEMANTICS,    /* semantics.c: each instruction row decoded by Zydis */
 	UMT_LAZY_PART_COUNT
 };
 

@@ -245,21 +245,7 @@ static void umtgen(const char *out, const char *args)
 
 static umt_index *build_open(umt_trace *t, const char *dir, unsigned threads, uint64_t memory)
 {
-	umt_index_build_options o;
-	umt_index_build_options_init(&o);
-	o.threads = threads;
-	o.memory = memory;
-	umt_index_build_stats s;
-	int rc = umt_index_build(t, dir, &o, &s);
-	if (rc)
-		print_error("build: %s\n", umt_errmsg());
-	assert_int_equal(rc, 0);
-	umt_index *ix;
-	rc = umt_index_open(t, dir, &ix);
-	if (rc)
-		print_error("open: %s\n", umt_errmsg());
-	assert_int_equal(rc, 0);
-	return ix;
+	return fx_must_build_index(t, dir, threads, memory, UMT_INDEX_SECTIONS_ALL);
 }
 
 
@@ -875,6 +861,135 @@ static void test_stale_and_missing(void **state)
 }
 
 
+/* ---- an index built in parts ---------------------------------------------------------- */
+
+static void build_part(umt_trace *t, const char *idx, unsigned k, unsigned n, unsigned threads,
+                       uint64_t memory, umt_index_build_stats *s)
+{
+	umt_index_build_options o;
+	umt_index_build_options_init(&o);
+	o.threads = threads;
+	if (memory)
+		o.memory = memory;
+	int rc = umt_index_build_part(t, idx, k, n, &o, s);
+	if (rc)
+		print_error("part %u of %u: %s\n", k, n, umt_errmsg());
+	assert_int_equal(rc, 0);
+}
+
+static int merge_parts(umt_trace *t, const char *idx, unsigned n, uint64_t sections,
+                       umt_index_build_stats *s)
+{
+	umt_index_build_options o;
+	umt_index_build_options_init(&o);
+	o.threads = 2;
+	if (sections)
+		o.sections = sections;
+	return umt_index_build_merge(t, idx, n, &o, s);
+}
+
+/* Parts in any order, rebuilt, with any threads and budgets: the bytes of a local build. */
+static void test_parts_same_bytes(void **state)
+{
+	(void)state;
+	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t"), *local = tmp_path(dir, "local");
+	umtgen(trace, "--records 200000 --threads 5 --seed 21");
+	umt_trace *t = fx_must_open_dir(trace);
+	umt_index_build_stats ls, ps, ms;
+	umt_index_build_options o;
+	umt_index_build_options_init(&o);
+	o.threads = 2;
+	assert_int_equal(umt_index_build(t, local, &o, &ls), 0);
+	static const unsigned counts[] = {1, 3, 7};
+	for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+		unsigned n = counts[c];
+		char name[16];
+		snprintf(name, sizeof name, "p%u", n);
+		char *idx = tmp_path(dir, name);
+		uint64_t records = 0, accesses = 0;
+		for (unsigned k = n; k-- > 0;) { /* last part first */
+			build_part(t, idx, k, n, 1 + k % 2, k == 1 ? 1u << 20 : 0, &ps);
+			records += ps.records;
+			accesses += ps.accesses;
+		}
+		if (n > 1) /* a part built again replaces itself */
+			build_part(t, idx, 0, n, 2, 0, &ps);
+		assert_int_equal(records, umt_exec_count(t));
+		assert_int_equal(accesses, ls.accesses);
+		int rc = merge_parts(t, idx, n, 0, &ms);
+		if (rc)
+			print_error("merge: %s\n", umt_errmsg());
+		assert_int_equal(rc, 0);
+		assert_int_equal(ms.accesses, ls.accesses);
+		assert_int_equal(ms.postings, ls.postings);
+		char *parts = tmp_path(idx, "parts");
+		struct stat st;
+		assert_int_equal(stat(parts, &st), -1); /* removed after the merge */
+		expect_same_files(local, idx);
+		free(parts), free(idx);
+	}
+	umt_trace_close(t);
+	fx_rmtree(dir);
+	free(dir), free(trace), free(local);
+}
+
+/* Missing, unfinished, stale and damaged parts: errors naming the part's file, never an index. */
+static void test_parts_errors(void **state)
+{
+	(void)state;
+	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t"), *other = tmp_path(dir, "o");
+	char *idx = tmp_path(dir, "i");
+	umtgen(trace, "--records 3000 --threads 2 --seed 5");
+	umtgen(other, "--records 3000 --threads 2 --seed 6");
+	umt_trace *t = fx_must_open_dir(trace), *u = fx_must_open_dir(other);
+	fx_expect_error(umt_index_build_part(t, idx, 2, 2, NULL, NULL), UMT_E_INVAL, "invalid argument", NULL);
+	fx_expect_error(umt_index_build_part(t, idx, 0, 0, NULL, NULL), UMT_E_INVAL, "invalid argument", NULL);
+	fx_expect_error(umt_index_build_merge(t, idx, 0, NULL, NULL), UMT_E_INVAL, "invalid argument", NULL);
+	build_part(t, idx, 0, 2, 1, 0, NULL);
+	fx_expect_error(merge_parts(t, idx, 2, 0, NULL), UMT_E_MISSING, "parts/1-of-2/part", "missing");
+	/* a part whose build stopped before its commit: a temporary in its directory */
+	char *pdir = tmp_path(idx, "parts/1-of-2"), *tmp = tmp_path(pdir, ".part.tmp-abcdef");
+	assert_int_equal(mkdir(pdir, 0777), 0);
+	FILE *f = fopen(tmp, "wb");
+	assert_non_null(f);
+	fclose(f);
+	fx_expect_error(merge_parts(t, idx, 2, 0, NULL), UMT_E_INCOMPLETE, "1-of-2/part", "incomplete");
+	build_part(u, idx, 1, 2, 1, 0, NULL); /* from another trace; its build removed the temporary */
+	fx_expect_error(merge_parts(t, idx, 2, 0, NULL), UMT_E_STALE, "1-of-2/part", "another trace");
+	build_part(t, idx, 1, 2, 1, 0, NULL);
+	/* every byte of the header and of the run's first 4 KiB, then every 61st, flipped */
+	char *part = tmp_path(pdir, "part");
+	size_t size;
+	unsigned char *good = slurp(pdir, "part", &size);
+	assert_true(size > 1000);
+	for (size_t i = 0; i < size; i += i < 128 + 4096 ? 1 : 61) {
+		unsigned char *bad = malloc(size);
+		memcpy(bad, good, size);
+		bad[i] ^= (unsigned char)(1u << (i % 8));
+		f = fopen(part, "wb");
+		assert_int_equal(fwrite(bad, 1, size, f), size);
+		fclose(f);
+		int rc = merge_parts(t, idx, 2, UMT_INDEX_SECTION_MEMORY, NULL);
+		if (rc != UMT_E_CORRUPT)
+			print_error("byte %zu: %d %s\n", i, rc, rc ? umt_errmsg() : "");
+		assert_int_equal(rc, UMT_E_CORRUPT);
+		assert_non_null(strstr(umt_errmsg(), "1-of-2/part"));
+		free(bad);
+	}
+	f = fopen(part, "wb");
+	assert_int_equal(fwrite(good, 1, size, f), size);
+	fclose(f);
+	assert_int_equal(merge_parts(t, idx, 2, 0, NULL), 0);
+	umt_index *ix;
+	assert_int_equal(umt_index_open(t, idx, &ix), 0);
+	assert_int_equal(umt_index_verify(ix), 0);
+	umt_index_close(ix);
+	umt_trace_close(t), umt_trace_close(u);
+	fx_rmtree(dir);
+	free(dir), free(trace), free(other), free(idx), free(pdir), free(tmp), free(part), free(good);
+}
+
+
 /* ---- a build killed at every point of its commit -------------------------------------- */
 
 static unsigned kill_at, kill_seen;
@@ -1159,6 +1274,8 @@ int main(void)
 		cmocka_unit_test(test_same_bytes),
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_stale_and_missing),
+		cmocka_unit_test(test_parts_same_bytes),
+		cmocka_unit_test(test_parts_errors),
 		cmocka_unit_test(test_killed_build),
 		cmocka_unit_test(test_truth),
 	};

@@ -407,23 +407,6 @@ static void write_random(const char *dir, int flavour, unsigned threads, unsigne
 	assert_int_equal(umt_writer_finish(w), 0);
 }
 
-static umt_index *build_open(umt_trace *t, const char *dir, unsigned threads)
-{
-	umt_index_build_options o;
-	umt_index_build_options_init(&o);
-	o.threads = threads;
-	int rc = umt_index_build(t, dir, &o, NULL);
-	if (rc)
-		print_error("build: %s\n", umt_errmsg());
-	assert_int_equal(rc, 0);
-	umt_index *ix;
-	rc = umt_index_open(t, dir, &ix);
-	if (rc)
-		print_error("open: %s\n", umt_errmsg());
-	assert_int_equal(rc, 0);
-	return ix;
-}
-
 /* ---- states at sampled records ---------------------------------------------------------- */
 
 /* A state query: record and thread. */
@@ -596,7 +579,7 @@ static void check_trace(const char *trace, size_t random)
 {
 	char *idx = tmp_path(trace, "idx");
 	umt_trace *t = fx_must_open_dir(trace);
-	umt_index *ix = build_open(t, idx, 2);
+	umt_index *ix = fx_must_build_index(t, idx, 2, 0, UMT_INDEX_SECTIONS_ALL);
 	struct model m;
 	model_init(&m, t);
 	struct probe *pr;
@@ -707,7 +690,7 @@ static void check_truth(const char *args)
 	snprintf(gen_args, sizeof gen_args, "%s --truth %s", args, truth);
 	umtgen(trace, gen_args);
 	umt_trace *t = fx_must_open_dir(trace);
-	umt_index *ix = build_open(t, idx, 2);
+	umt_index *ix = fx_must_build_index(t, idx, 2, 0, UMT_INDEX_SECTIONS_ALL);
 	umt_state st;
 	assert_int_equal(umt_state_init(ix, &st), 0);
 	FILE *f = fopen(truth, "r");

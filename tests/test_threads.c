@@ -3,7 +3,8 @@
  * first use: the exec.prev_next.column mapping (umt_exec_links, thread
  * iterators, umt_exec_advise, umt_trace_advise), the bitmap of checked
  * record chunks (block scans), the bitmap of checked instruction rows
- * (umt_ins_decoded), the module index (umt_module_find), trace.xml
+ * (umt_ins_decoded), the rows decoded by Zydis (umt_sem_get), the module
+ * index (umt_module_find), trace.xml
  * (umt_trace_meta, umt_reg_name through the XED version), and umt_verify(),
  * which uses several of them.
  *
@@ -123,6 +124,18 @@ static void step_decoded(struct worker *w)
 	}
 }
 
+/* The rows' code bytes through Zydis (objdump: mov rax, [rbx+rcx*4+0x10]; push rbp; lea; nop). */
+static void step_semantics(struct worker *w)
+{
+	static const char *const mnemonic[STD_INS] = {"mov", "push", "lea", "nop", "nop"};
+	static const uint8_t length[STD_INS] = {5, 1, 4, 1, 1};
+	for (uint64_t i = 0; i < STD_INS; i++) {
+		umt_sem s;
+		CHECK(w, umt_sem_get(w->t, i, &s) == 0 && s.length == length[i] &&
+		         strcmp(umt_sem_mnemonic_name(s.mnemonic), mnemonic[i]) == 0);
+	}
+}
+
 static void step_modules(struct worker *w)
 {
 	uint64_t id = 99;
@@ -149,7 +162,7 @@ static void step_verify(struct worker *w)
 
 static void (*const steps[])(struct worker *) = {
 	step_links, step_thread_iters, step_blocks, step_decoded,
-	step_modules, step_meta, step_verify,
+	step_semantics, step_modules, step_meta, step_verify,
 };
 #define STEPS (int)(sizeof steps / sizeof steps[0])
 

@@ -24,7 +24,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-PACKAGES="cmake make gcc pkg-config libxml2-dev libcmocka-dev python3"
+PACKAGES="cmake make gcc pkg-config libxml2-dev libzydis-dev libcmocka-dev python3"
 # For `test`: clang with its sanitizer and libFuzzer runtimes (libclang-rt-dev
 # is Debian's package of the runtimes of the default clang: libclang-rt-14-dev
 # on Debian 12), and the static analysers.

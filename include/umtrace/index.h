@@ -4,7 +4,7 @@
  *
  * Map of this header:
  *   1. What "value at record N" means (one definition for every query)
- *   2. Building an index: umt_index_build()
+ *   2. Building an index: umt_index_build(), in parts: umt_index_build_part()
  *   3. Opening an index: umt_index_open(), where indexes live
  *   4. Memory history: who touched [A, A + L), when
  *   5. Memory contents at a record: umt_mem_at()
@@ -113,10 +113,12 @@ enum umt_index_phase {
 /** The parts of an index, for umt_index_build_options.sections. */
 enum umt_index_section {
 	UMT_INDEX_SECTION_MEMORY = 1u << 0,    /**< memory history and contents (always built) */
-	UMT_INDEX_SECTION_REGISTERS = 1u << 1  /**< register checkpoints: sections 7-9 */
+	UMT_INDEX_SECTION_REGISTERS = 1u << 1, /**< register checkpoints: sections 7-9 */
+	UMT_INDEX_SECTION_COVERAGE = 1u << 3   /**< executed instructions per module: section 10 */
 };
 /** Every part this library builds. */
-#define UMT_INDEX_SECTIONS_ALL (UMT_INDEX_SECTION_MEMORY | UMT_INDEX_SECTION_REGISTERS)
+#define UMT_INDEX_SECTIONS_ALL \
+	(UMT_INDEX_SECTION_MEMORY | UMT_INDEX_SECTION_REGISTERS | UMT_INDEX_SECTION_COVERAGE)
 
 /** Options of umt_index_build(); start from umt_index_build_options_init(). */
 typedef struct umt_index_build_options {
@@ -168,6 +170,45 @@ typedef struct umt_index_build_stats {
  */
 UMT_API int umt_index_build(const umt_trace *t, const char *dir,
                             const umt_index_build_options *o, umt_index_build_stats *stats);
+
+/**
+ * Builds part @p part of @p parts of the index of @p t, for a build shared
+ * by several processes or machines that see @p dir at the same path: the
+ * postings of the part's share of the trace's record ranges (the ranges
+ * depend only on the trace; part K has ranges [K*R/N, (K+1)*R/N)), sorted
+ * into one run and committed atomically as DIR/parts/K-of-N/part
+ * (docs/index-format.md, "Building in parts"). Building a part again
+ * replaces it. Parts need not run at the same time nor in order; then
+ * umt_index_build_merge() makes the index. o->sections is not used here
+ * (the merge builds the sections other than memory); threads and memory
+ * are this process's. stats: records and accesses of the part, postings
+ * of its run, index_bytes the part file's size.
+ * @return 0; UMT_E_INVAL (@p part >= @p parts, @p parts 0 or above 65536,
+ *   a NULL argument), UMT_E_NOMEM, UMT_E_IO, and the errors of the
+ *   trace's accessors for a corrupt record.
+ */
+UMT_API int umt_index_build_part(const umt_trace *t, const char *dir, unsigned part,
+                                 unsigned parts, const umt_index_build_options *o,
+                                 umt_index_build_stats *stats);
+
+/**
+ * Makes the index of @p t in @p dir from the @p parts parts that
+ * umt_index_build_part() wrote there: each is checked as untrusted data
+ * (its header and its sum, the trace it was built from, its ranges, every
+ * entry decoded in order), their runs merged, the sections of o->sections
+ * other than memory built by a scan here, and the index committed
+ * atomically; then the parts are removed. The index has the same bytes as
+ * umt_index_build() would write. @p stats as umt_index_build's (records
+ * and accesses those of the parts).
+ * @return 0; UMT_E_INVAL; UMT_E_MISSING (a part was not built: the message
+ *   names its file), UMT_E_INCOMPLETE (a part's build did not finish),
+ *   UMT_E_STALE (a part built from another trace or before it changed),
+ *   UMT_E_CORRUPT (a damaged part: file and byte offset), UMT_E_NOMEM,
+ *   UMT_E_IO, and the trace's errors as umt_index_build().
+ */
+UMT_API int umt_index_build_merge(const umt_trace *t, const char *dir, unsigned parts,
+                                  const umt_index_build_options *o,
+                                  umt_index_build_stats *stats);
 
 /* ==== 3. Opening an index ================================================= */
 
@@ -277,7 +318,8 @@ UMT_API int umt_mem_at(const umt_index *ix, uint64_t at, uint64_t address, uint6
  * and posting decodes inside its file, keys increase, counts and masks
  * match, every posting names an access its record has (kind, clipped
  * range, thread), and the postings are exactly those a fresh extraction
- * of the trace gives.
+ * of the trace gives; the coverage section (when built) is byte for byte
+ * what a fresh scan of the trace gives.
  * @return 0; UMT_E_CORRUPT (the first problem in umt_errmsg()), the errors
  *   of the queries.
  */
@@ -493,6 +535,110 @@ UMT_API int umt_origin_next(umt_origin *o, umt_origin_node *out);
 
 /** Releases @p o (NULL allowed). */
 UMT_API void umt_origin_close(umt_origin *o);
+/* ==== 10. Coverage ========================================================= */
+
+/*
+ * Which instruction addresses each module executed, and how often, from the
+ * index's coverage section (UMT_INDEX_SECTION_COVERAGE, built by default;
+ * docs/index-format.md "Coverage").
+ *
+ * Entries: one per module row, in module-table order (entry i is row i: a
+ * module loaded twice has two rows, and two entries with their own bases),
+ * then one for code outside modules: umt_coverage_count() is
+ * umt_module_count() + 1 and the last entry has module_id -1.
+ *
+ * Which module an instruction record executed in: its instruction row's
+ * ModuleID when the row names one (umt_ins_module(): the tracer set it when
+ * it instrumented the code, so it holds for every record of the row); for
+ * a row of floating code (ModuleID -1), the module umt_module_find() gives
+ * for the row's address at that record (code written into a module's
+ * memory; guide section 7), else the entry for code outside modules. Every
+ * instruction record counts, those whose condition was false (flag 0x04)
+ * and those that faulted (0x10-0x80) included: the instruction was
+ * fetched and began.
+ *
+ * Addresses are the rows' Address fields (zero-extended in 32-bit code);
+ * several rows may share one (code instrumented again): an address counts
+ * once per entry, with the executions of all its rows.
+ */
+
+/** One coverage entry: a module row, or code outside modules. */
+typedef struct umt_coverage_module {
+	int64_t module_id;   /**< the module row; -1 for code outside modules */
+	uint64_t base;       /**< the row's StartAddr; 0 for code outside modules */
+	uint64_t addresses;  /**< distinct instruction addresses executed */
+	uint64_t executions; /**< instruction records executed */
+} umt_coverage_module;
+
+/** One executed instruction address of an entry. */
+typedef struct umt_coverage_address {
+	uint64_t address;    /**< the instruction's address */
+	uint64_t executions; /**< instruction records of the entry at this address */
+	uint32_t size;       /**< its length: the rows' CodeSize (the largest when they differ) */
+} umt_coverage_address;
+
+/** Entries of the coverage section: umt_module_count() + 1; 0 without the section. */
+UMT_API uint64_t umt_coverage_count(const umt_index *ix);
+
+/**
+ * Entry @p entry (a module row, or umt_coverage_count() - 1 for code
+ * outside modules).
+ * @return 0 and *out; UMT_E_INVAL (NULL), UMT_E_MISSING (an index built
+ *   without the section), UMT_E_RANGE (@p entry >= umt_coverage_count()),
+ *   UMT_E_CORRUPT (the entry's addresses lie outside the address table;
+ *   the message names cov.table and the entry's offset).
+ */
+UMT_API int umt_coverage_get(const umt_index *ix, uint64_t entry, umt_coverage_module *out);
+
+/**
+ * The @p k-th executed address of entry @p entry, in increasing address
+ * order (k < the entry's addresses). O(1).
+ * @return 0 and *out; the errors of umt_coverage_get(); UMT_E_RANGE (@p k).
+ */
+UMT_API int umt_coverage_address_get(const umt_index *ix, uint64_t entry, uint64_t k,
+                                     umt_coverage_address *out);
+
+/**
+ * Whether entry @p entry executed an instruction at @p address: a binary
+ * search of its addresses (O(log n)).
+ * @return 1 with *out (may be NULL); 0 when it did not; the errors of
+ *   umt_coverage_get().
+ */
+UMT_API int umt_coverage_find(const umt_index *ix, uint64_t entry, uint64_t address,
+                              umt_coverage_address *out);
+
+/** One address executed in one of two traces and not in the other (umt_coverage_diff()). */
+typedef struct umt_coverage_delta {
+	int side;           /**< 0: executed in the first index's trace only; 1: the second's */
+	uint64_t group;     /**< the module group, counted from 0 over the groups that executed
+	                         something, in the order they come */
+	int64_t module_id;  /**< the module row in that side's trace; -1 outside modules */
+	uint64_t offset;    /**< address - base of that row (the address outside modules) */
+	uint64_t address;   /**< the address in that side's trace */
+	uint64_t executions; /**< records at the address in that side's trace */
+} umt_coverage_delta;
+
+/** Called once per delta; a nonzero return stops umt_coverage_diff() with that value. */
+typedef int (*umt_coverage_diff_fn)(const umt_coverage_delta *d, void *ctx);
+
+/**
+ * Compares the coverage of two traces (two indexes, each with its trace).
+ * Modules are matched by file name: the last component of the Windows path,
+ * compared ASCII-case-insensitively (as Windows does, and as Lighthouse
+ * matches drcov modules to a database), and addresses by their offset from
+ * the module's base, so that a module loaded at other bases in the two runs
+ * still matches; rows of one name in one trace (a module loaded again) form
+ * one group. Code outside modules is matched by address and forms the last
+ * group. Calls @p fn for every (group, offset) executed in one trace and not
+ * in the other: by group (in the order of their names' first rows, the
+ * first trace's groups first), then by offset, side 0 before side 1; where
+ * several rows of one side hold an offset, the first row's address.
+ * Memory: O(addresses of both).
+ * @return 0, or what @p fn returned to stop; UMT_E_INVAL, UMT_E_MISSING,
+ *   UMT_E_NOMEM, UMT_E_CORRUPT, and the module name errors of the traces.
+ */
+UMT_API int umt_coverage_diff(const umt_index *a, const umt_index *b, umt_coverage_diff_fn fn,
+                              void *ctx);
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,7 @@
  *   5. Register contexts of records: umt_context, memory references
  *   6. Iterators: record order (umt_exec_iter) and thread order (umt_thread_iter)
  *   7. Instructions: insRec, decodedIns, LC slots
+ *  7b. Instruction semantics from the code bytes (Zydis): umt_sem_get()
  *   8. Operand values of instruction records, memory phrases
  *  8b. Memory accesses of a record: umt_access_iter, what incomplete records mean
  *   9. Context map and registers
@@ -1158,6 +1159,164 @@ static inline int umt_decoded_writes_memory(const umt_decoded *d)
 {
 	return (d->ins->Flags & UMT_DEC_F_WRITES_MEM) != 0;
 }
+
+/* ==== 7b. Instruction semantics (Zydis) =================================== */
+/* (section owner: src/semantics.c) */
+
+/*
+ * What an instruction row's code bytes mean, decoded with Zydis (the
+ * decoder x64dbg uses) without any external table: the mnemonic, a
+ * category of this library (call, ret, jump...), the length, the operands
+ * and the target of relative branches. XED's numbers in decodedIns need
+ * the XED headers of the trace's version to be named (section 15); these
+ * do not.
+ *
+ * Mode. A row is decoded in the mode it was instrumented in: 64-bit when
+ * its CSis64Bits is not 0, else 32-bit protected mode (the decoding of
+ * user-mode instructions is the same in compatibility mode, where 32-bit
+ * code runs under 64-bit Windows). The spec's 64-bit exec flag of the
+ * records that execute a row says the same thing per record; the row's
+ * flag is used because semantics are remembered per row (and a record
+ * whose flag disagrees with its row's is a corrupt trace, not another
+ * decoding).
+ *
+ * Cost. umt_sem_get() decodes a row on its first call and remembers the
+ * result in the trace handle (16 bytes per row, allocated on first use,
+ * like the access plans of section 8b): every later call for that row,
+ * from any thread, is two loads. Scans ask it per record (is this record a
+ * call, where does it go) and never decode per record. umt_sem_decode()
+ * (operands and text) decodes every time: it is for display.
+ *
+ * Names and numbers. Mnemonic and Zydis category numbers are those of the
+ * Zydis library this one was built with (Debian 12: Zydis 4.0.0); names
+ * (umt_sem_mnemonic_name()) are stable across Zydis versions, numbers are
+ * not: keep names, not numbers.
+ */
+
+/** Categories of instructions (umt_sem.category). */
+enum umt_sem_category {
+	UMT_SEM_OTHER = 0,       /**< anything below */
+	UMT_SEM_CALL = 1,        /**< call: near or far, relative or through a register or memory */
+	UMT_SEM_RET = 2,         /**< ret, ret far, iret */
+	UMT_SEM_JMP = 3,         /**< unconditional jump */
+	UMT_SEM_COND_BRANCH = 4, /**< jcc, jcxz/jecxz/jrcxz, loop, loope, loopne */
+	UMT_SEM_SYSCALL = 5,     /**< enters or leaves the kernel: syscall, sysenter, int n, int3,
+	                              int1, into; sysret, sysexit */
+	UMT_SEM_NOP = 6,         /**< nop, including the multi-byte forms (0f 1f /0) */
+	UMT_SEM_CATEGORY_COUNT = 7
+};
+
+/** Flags of a row's semantics (umt_sem.flags). */
+enum umt_sem_flag {
+	UMT_SEM_F_64BIT = 0x01,    /**< decoded in 64-bit mode (the row's CSis64Bits) */
+	UMT_SEM_F_TARGET = 0x02,   /**< target holds the destination of a relative branch */
+	UMT_SEM_F_INDIRECT = 0x04, /**< a call or jump through a register or memory: its target
+	                                is in the record's operand values, not in the code */
+	UMT_SEM_F_FAR = 0x08,      /**< a far call, jump or return (another code segment) */
+	UMT_SEM_F_REP = 0x10,      /**< a rep, repe or repne prefix that applies */
+	UMT_SEM_F_LOCK = 0x20      /**< a lock prefix */
+};
+
+/** The semantics of one instruction row: 16 bytes, remembered per row. */
+typedef struct umt_sem {
+	uint64_t target;        /**< with UMT_SEM_F_TARGET: address + length + displacement,
+	                             wrapped to the operand size (2^32 in 32-bit code); else 0 */
+	uint16_t mnemonic;      /**< Zydis mnemonic number: umt_sem_mnemonic_name() */
+	uint8_t category;       /**< enum umt_sem_category */
+	uint8_t length;         /**< bytes decoded: always the row's CodeSize */
+	uint8_t flags;          /**< enum umt_sem_flag bits */
+	uint8_t operand_count;  /**< visible (explicit) operands, as umt_sem_decode() lists them */
+	uint8_t zydis_category; /**< Zydis's finer category: umt_sem_zydis_category_name() */
+	uint8_t reserved;       /**< 0 */
+} umt_sem;
+
+/**
+ * The semantics of instruction row @p ins_id: its first CodeSize code bytes
+ * decoded as one instruction in the row's mode (see the preamble). Decoded
+ * on the first call for the row and remembered; a row whose bytes do not
+ * decode is decoded again, and reported with the same message, by every
+ * call (an error path: it costs one decode).
+ * @return 0 and *out; UMT_E_INVAL (NULL argument), UMT_E_RANGE (ins_id >=
+ *   umt_ins_count()), UMT_E_BOUNDS (CodeSize > 15), UMT_E_CORRUPT (the
+ *   bytes do not decode, or decode to an instruction of another length than
+ *   CodeSize: the message names ins.itable, the row, the file offset of its
+ *   CodeBytes, the bytes and what Zydis said), and a loss at open of a
+ *   salvaged instruction table (see the header's preamble).
+ */
+UMT_API int umt_sem_get(const umt_trace *t, uint64_t ins_id, umt_sem *out);
+
+/** 1 when @p s is a call, ret, jump or conditional branch (it may change the flow). */
+static inline int umt_sem_is_branch(const umt_sem *s)
+{
+	return s->category >= UMT_SEM_CALL && s->category <= UMT_SEM_COND_BRANCH;
+}
+
+/**
+ * The name of Zydis mnemonic @p mnemonic, lower case ("mov", "call",
+ * "jnz", "movsb": prefixes are flags, not part of the name), or NULL when
+ * it is not one.
+ */
+UMT_API const char *umt_sem_mnemonic_name(unsigned mnemonic);
+
+/**
+ * The name of a umt_sem_category ("other", "call", "ret", "jmp",
+ * "cond_branch", "syscall", "nop"), or NULL.
+ */
+UMT_API const char *umt_sem_category_name(int category);
+
+/** The name of a Zydis category, upper case as XED names them ("DATAXFER"), or NULL. */
+UMT_API const char *umt_sem_zydis_category_name(unsigned category);
+
+/** Operand kinds of umt_sem_decode(). */
+enum umt_sem_operand_kind {
+	UMT_SEM_OP_REGISTER = 1,  /**< a register */
+	UMT_SEM_OP_MEMORY = 2,    /**< memory at seg:[base + index * scale + disp] */
+	UMT_SEM_OP_AGEN = 3,      /**< the address of such a phrase, no access (lea) */
+	UMT_SEM_OP_POINTER = 4,   /**< a far pointer selector:offset in the code */
+	UMT_SEM_OP_IMMEDIATE = 5  /**< a constant in the code, or a relative branch offset */
+};
+
+/** What an operand does (umt_sem_operand.access); conditional accesses included. */
+enum umt_sem_access { UMT_SEM_READ = 1, UMT_SEM_WRITE = 2 };
+
+/** Most visible operands of an x86 instruction. */
+#define UMT_SEM_MAX_OPERANDS 5
+
+/** One explicit operand, as Zydis decodes it. Names are static strings ("rax"). */
+typedef struct umt_sem_operand {
+	uint8_t kind;          /**< enum umt_sem_operand_kind */
+	uint8_t access;        /**< enum umt_sem_access bits (0 for AGEN, pointers, immediates) */
+	uint16_t bits;         /**< operand size in bits */
+	const char *reg;       /**< REGISTER: its name; else NULL */
+	const char *segment;   /**< MEMORY, AGEN: the segment register ("ds", "fs"...) */
+	const char *base;      /**< MEMORY, AGEN: base register or NULL ("rip" for RIP-relative) */
+	const char *index;     /**< MEMORY, AGEN: index register or NULL */
+	uint8_t scale;         /**< MEMORY, AGEN: 1, 2, 4 or 8 with an index, else 0 */
+	int64_t disp;          /**< MEMORY, AGEN: displacement (0 when none) */
+	uint64_t value;        /**< IMMEDIATE: the value, sign-extended to 64 bits when it is
+	                            signed; POINTER: the offset */
+	uint16_t selector;     /**< POINTER: the segment selector */
+	uint8_t has_absolute;  /**< 1 when absolute is known: a RIP-relative phrase, a relative
+	                            branch offset, a far pointer's offset */
+	uint64_t absolute;     /**< the address the operand designates */
+} umt_sem_operand;
+
+/** Everything umt_sem_decode() finds in a row. */
+typedef struct umt_sem_detail {
+	umt_sem sem;                   /**< what umt_sem_get() gives */
+	unsigned operand_count;        /**< entries of operands */
+	umt_sem_operand operands[UMT_SEM_MAX_OPERANDS]; /**< explicit operands, in Intel order */
+	char text[160];                /**< Intel syntax as Zydis writes it, branch targets and
+	                                    RIP-relative addresses absolute ("call 0x140001020") */
+} umt_sem_detail;
+
+/**
+ * Decodes row @p ins_id fully: its semantics (as umt_sem_get()), its
+ * explicit operands and its text. Decodes every time (a few hundred
+ * nanoseconds): for display, not for scans.
+ * @return 0 and *out; the errors of umt_sem_get().
+ */
+UMT_API int umt_sem_decode(const umt_trace *t, uint64_t ins_id, umt_sem_detail *out);
 
 /* ==== 8. Operand values of instruction records =========================== */
 /* (section owner: src/operand.c) */

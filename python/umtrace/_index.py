@@ -1,12 +1,12 @@
 """The index of a trace (index.h): building it with progress, opening it,
 checking it. The queries are families bound to ``Index`` below, one module
-each: _memory.py (history, mem). A later family (registers: state,
-reg_history, origin; calls: calls, stack, coverage) is a module of the
+each: _memory.py (history, mem), _registers.py (state, reg_history,
+origin). A later family (calls: calls, stack, coverage) is a module of the
 same shape, its cdef file in python/cdef/, and one line here per method.
 """
 import os
 
-from . import _memory
+from . import _memory, _registers
 from ._callbacks import Listener
 from ._core import struct_dict
 from ._errors import ClosedError, check
@@ -28,11 +28,15 @@ class Index:
     It keeps its trace's mapping alive: values are read from the trace.
     ``directory``, ``info`` (format version, pages, postings, accesses,
     bytes), ``build_stats`` (after a build), ``verify()``, ``close()``, a
-    context manager; queries: ``history()``, ``mem()``."""
+    context manager; queries: ``history()``, ``mem()`` (memory),
+    ``state()``, ``reg_history()``, ``origin()`` (registers)."""
 
     # ---- query families (one module each) ----
     history = _memory.history
     mem = _memory.mem
+    state = _registers.state
+    reg_history = _registers.reg_history
+    origin = _registers.origin
 
     def __init__(self, core, ptr, directory, build_stats=None):
         self._core = core

@@ -117,7 +117,7 @@ static int sections_range(struct ix_build *b, unsigned k, uint64_t from, uint64_
 static int scan_record(struct scan_buf *s, unsigned k, const umt_rec *r)
 {
 	struct ix_build *b = s->b;
-	int rc = umt__ix_record_postings(b->t, r, emit, s, &s->accesses);
+	int rc = b->no_postings ? 0 : umt__ix_record_postings(b->t, r, emit, s, &s->accesses);
 	for (unsigned i = 0; rc == 0 && i < b->nsections; i++)
 		rc = b->secs[i]->record(b->states[i][k], r);
 	return rc;
@@ -194,7 +194,7 @@ static void *scan_main(void *arg)
 	int rc = s.buf && s.tmp && s.ends ? 0 : umt__failf(UMT_E_NOMEM, "index build: out of memory");
 	while (rc == 0 && !atomic_load(&b->stop)) {
 		unsigned k = atomic_fetch_add(&b->next_range, 1);
-		if (k >= b->nranges)
+		if (k >= b->end_range)
 			break;
 		rc = scan_range(&s, k);
 	}
@@ -223,7 +223,7 @@ static int spill_blocks(struct ix_build *b)
 			struct ix_run *r = &b->runs[i];
 			if (r->mem == NULL || r->block != k)
 				continue;
-			struct ix_run run;
+			struct ix_run run = {0};
 			int fd, rc = umt__ixb_scratch(b, "mem.run", &fd);
 			if (rc == 0)
 				rc = umt__ix_run_write(fd, r->mem, r->count, &run);
@@ -240,19 +240,26 @@ static int spill_blocks(struct ix_build *b)
 	return 0;
 }
 
-static int scan(struct ix_build *b)
+int umt__ixb_plan(struct ix_build *b)
 {
 	b->nranges = umt__ix_range_count(b->t);
 	b->bounds = malloc((b->nranges + 1) * sizeof *b->bounds);
 	if (b->bounds == NULL)
 		return umt__failf(UMT_E_NOMEM, "index build: out of memory");
+	b->first_range = 0;
+	b->end_range = b->nranges;
 	int rc = umt_exec_split(b->t, b->nranges, b->bounds);
 	for (unsigned i = 0; rc == 0 && i < b->nsections; i++)
 		if ((b->states[i] = calloc(b->nranges, sizeof *b->states[i])) == NULL)
 			rc = umt__failf(UMT_E_NOMEM, "index build: out of memory");
-	if (rc == 0)
-		rc = umt__ixb_parallel(b, scan_main, UMT_INDEX_PHASE_SCAN, &b->records_done,
-		                       umt_exec_count(b->t));
+	return rc;
+}
+
+int umt__ixb_scan(struct ix_build *b)
+{
+	atomic_store(&b->next_range, b->first_range);
+	int rc = umt__ixb_parallel(b, scan_main, UMT_INDEX_PHASE_SCAN, &b->records_done,
+	                           b->bounds[b->end_range] - b->bounds[b->first_range]);
 	for (size_t i = 0; i < b->nruns; i++) {
 		b->entries += b->runs[i].count;
 		if (b->runs[i].mem)
@@ -273,7 +280,7 @@ static unsigned thread_count(unsigned want)
 }
 
 /* mkdir -p: the default place (~/.cache/umtrace/KEY) may not exist yet. */
-static int make_dirs(const char *dir)
+int umt__ixb_make_dirs(const char *dir)
 {
 	char path[PATH_MAX];
 	size_t n = strlen(dir);
@@ -293,9 +300,9 @@ static int make_dirs(const char *dir)
 	return 0;
 }
 
-static int open_dir(struct ix_build *b)
+int umt__ixb_open_dir(struct ix_build *b, const char *commit_name)
 {
-	int rc = make_dirs(b->dir);
+	int rc = umt__ixb_make_dirs(b->dir);
 	if (rc < 0)
 		return rc;
 	b->dirfd = open(b->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -304,7 +311,7 @@ static int open_dir(struct ix_build *b)
 		                  strerror(errno));
 	rc = umt__ix_identity(b->t, &b->identity);
 	if (rc == 0)
-		rc = umt__commit_begin(b->dirfd, b->dir, "index.umti", &b->commit);
+		rc = umt__commit_begin(b->dirfd, b->dir, commit_name, &b->commit);
 	b->build_id = umt__fnv(UMT_FNV_SEED, &b->identity, sizeof b->identity);
 	for (unsigned i = 0; umt__ix_sections[i] != NULL; i++)
 		if (b->o.sections & (1ull << umt__ix_sections[i]->bit))
@@ -315,7 +322,7 @@ static int open_dir(struct ix_build *b)
 	return rc;
 }
 
-static void release(struct ix_build *b)
+void umt__ixb_release(struct ix_build *b)
 {
 	for (unsigned i = 0; i < b->nsections; i++) {
 		for (unsigned k = 0; b->states[i] && k < b->nranges; k++)
@@ -332,45 +339,67 @@ static void release(struct ix_build *b)
 	free(b->runs);
 	free(b->bounds);
 	free(b->parts);
+	for (unsigned i = 0; i < b->ninputs; i++) {
+		if (b->input_fds[i] >= 0)
+			close(b->input_fds[i]);
+		free(b->input_names[i]);
+	}
+	free(b->input_fds);
+	free(b->input_names);
 	umt__commit_abort(b->commit); /* NULL after a commit */
 	if (b->dirfd >= 0)
 		close(b->dirfd);
 	pthread_mutex_destroy(&b->mu);
 }
 
+int umt__ixb_init(struct ix_build *b, const umt_trace *t, const char *dir,
+                  const umt_index_build_options *o)
+{
+	memset(b, 0, sizeof *b);
+	b->t = t;
+	b->dir = dir;
+	b->dirfd = -1;
+	b->spill_fd = -1;
+	if (o)
+		b->o = *o;
+	else
+		umt_index_build_options_init(&b->o);
+	b->threads = thread_count(b->o.threads);
+	b->budget = b->o.memory ? b->o.memory : DEFAULT_MEMORY;
+	if (b->budget < MIN_MEMORY)
+		b->budget = MIN_MEMORY;
+	pthread_mutex_init(&b->mu, NULL);
+	if (t == NULL || dir == NULL || (b->o.sections & ~(uint64_t)UMT_INDEX_SECTIONS_ALL))
+		return umt__failf(UMT_E_INVAL, "index build: invalid argument");
+	return 0;
+}
+
+int umt__ixb_done(struct ix_build *b, int rc, umt_index_build_stats *stats)
+{
+	b->stats.records = atomic_load(&b->records_done);
+	b->stats.accesses = atomic_load(&b->accesses);
+	b->stats.runs = b->disk_runs;
+	b->stats.threads = b->threads;
+	if (stats)
+		*stats = b->stats;
+	umt__ixb_release(b);
+	return rc;
+}
+
 int umt_index_build(const umt_trace *t, const char *dir, const umt_index_build_options *o,
                     umt_index_build_stats *stats)
 {
-	if (t == NULL || dir == NULL || (o && (o->sections & ~(uint64_t)UMT_INDEX_SECTIONS_ALL)))
-		return umt__failf(UMT_E_INVAL, "umt_index_build: invalid argument");
 	struct ix_build b;
-	memset(&b, 0, sizeof b);
-	b.t = t;
-	b.dir = dir;
-	b.dirfd = -1;
-	b.spill_fd = -1;
-	if (o)
-		b.o = *o;
-	else
-		umt_index_build_options_init(&b.o);
-	b.threads = thread_count(b.o.threads);
-	b.budget = b.o.memory ? b.o.memory : DEFAULT_MEMORY;
-	if (b.budget < MIN_MEMORY)
-		b.budget = MIN_MEMORY;
-	pthread_mutex_init(&b.mu, NULL);
-	int rc = open_dir(&b);
+	int rc = umt__ixb_init(&b, t, dir, o);
 	if (rc == 0)
-		rc = scan(&b);
+		rc = umt__ixb_open_dir(&b, "index.umti");
+	if (rc == 0)
+		rc = umt__ixb_plan(&b);
+	if (rc == 0)
+		rc = umt__ixb_scan(&b);
 	if (rc == 0)
 		rc = umt__ixb_merge(&b);
 	if (rc == 0)
 		rc = umt__ixb_assemble(&b); /* commits: b.commit is NULL after */
-	b.stats.records = atomic_load(&b.records_done);
-	b.stats.accesses = atomic_load(&b.accesses);
-	b.stats.runs = b.disk_runs;
-	b.stats.threads = b.threads;
-	if (stats)
-		*stats = b.stats;
-	release(&b);
-	return rc;
+	return umt__ixb_done(&b, rc, stats);
 }

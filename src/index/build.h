@@ -49,9 +49,15 @@ struct ix_build {
 	unsigned nfiles;
 	uint64_t section_bytes; /* their sizes, at commit */
 
-	/* the scan */
+	/* the scan: ranges [first_range, end_range) of the nranges ranges (all of them
+	 * but in a part of a build in parts, parts.c) */
 	uint64_t *bounds;
-	unsigned nranges;
+	unsigned nranges, first_range, end_range;
+	bool no_postings; /* sections only: the postings come from parts (parts.c) */
+	/* the parts a merge reads (parts.c): their descriptors and names (for messages) */
+	int *input_fds;
+	char **input_names;
+	unsigned ninputs;
 	_Atomic unsigned next_range;
 	_Atomic uint64_t records_done;
 	_Atomic uint64_t accesses;
@@ -90,6 +96,29 @@ UMT_HIDDEN int umt__ixb_add_run(struct ix_build *b, struct ix_run run);
 /** Runs @p fn on b->threads threads, reporting @p phase progress from this one. */
 UMT_HIDDEN int umt__ixb_parallel(struct ix_build *b, void *(*fn)(void *), int phase,
                                  _Atomic uint64_t *done, uint64_t total);
+
+/** Starts a build: options checked and copied. Call umt__ixb_done() in all cases.
+ * @return 0; UMT_E_INVAL. */
+UMT_HIDDEN int umt__ixb_init(struct ix_build *b, const umt_trace *t, const char *dir,
+                             const umt_index_build_options *o);
+/** mkdir -p @p dir. @return 0; UMT_E_INVAL, UMT_E_IO. */
+UMT_HIDDEN int umt__ixb_make_dirs(const char *dir);
+/** Creates and opens b->dir, takes the trace's identity, begins the commit whose record is
+ * @p commit_name, starts the sections o.sections asks for. @return 0; errors. */
+UMT_HIDDEN int umt__ixb_open_dir(struct ix_build *b, const char *commit_name);
+/** The record ranges of the trace (all of them to scan). @return 0; errors. */
+UMT_HIDDEN int umt__ixb_plan(struct ix_build *b);
+/** Scans ranges [first_range, end_range) on b->threads threads. @return 0; errors. */
+UMT_HIDDEN int umt__ixb_scan(struct ix_build *b);
+/** Fills @p stats (may be NULL), frees the build; returns @p rc. */
+UMT_HIDDEN int umt__ixb_done(struct ix_build *b, int rc, umt_index_build_stats *stats);
+UMT_HIDDEN void umt__ixb_release(struct ix_build *b);
+
+/** merge.c: merges groups of file runs until the merge's read buffers fit the budget. */
+UMT_HIDDEN int umt__ixb_reduce_runs(struct ix_build *b);
+/** merge.c: merges @p n runs into the run writer @p w (read buffers of @p cap bytes). */
+UMT_HIDDEN int umt__ixb_merge_runs(struct ix_build *b, const struct ix_run *runs, size_t n,
+                                   size_t cap, struct ix_run_writer *w);
 
 /** merge.c: merges every run into the partitions' streams. */
 UMT_HIDDEN int umt__ixb_merge(struct ix_build *b);

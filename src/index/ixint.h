@@ -257,6 +257,18 @@ static inline const struct ix_posting *umt__ix_lcursor_cur(const struct ix_curso
 /** Moves one posting in the cursor's direction. @return 0; a negative error. */
 UMT_HIDDEN int umt__ix_lcursor_next(struct ix_cursor_l *c);
 
+/** ixfiles.c: the size the header's file table gives @p name, or UINT64_MAX when absent. */
+UMT_HIDDEN uint64_t umt__ix_listed_size(const umt_ix_header *h, const char *name);
+
+/**
+ * ixfiles.c: a mapped file of the index against the file table (its size)
+ * and its 64-byte header (@p magic, the version, the BuildID); @p f is its
+ * IX_F_* number for messages, or -1. @return 0; UMT_E_INCOMPLETE,
+ * UMT_E_TRUNCATED, UMT_E_CORRUPT.
+ */
+UMT_HIDDEN int umt__ix_check_named(const umt_index *ix, const struct umt_map *m, int f,
+                                   const char *name, const char *magic);
+
 /** Reports a corrupt index structure. */
 UMT_HIDDEN int umt__ix_corrupt(int code, int file, uint64_t offset, const char *fmt, ...)
 	UMT_PRINTF(4, 5);

@@ -40,15 +40,15 @@ static int open_cursors(const struct ix_run *runs, size_t n,
 
 /* ---- merging groups of runs into longer runs ----------------------------------------- */
 
-static int merge_group(struct ix_build *b, const struct ix_run *runs, size_t n, size_t cap,
-                       struct ix_run *out)
+int umt__ixb_merge_runs(struct ix_build *b, const struct ix_run *runs, size_t n, size_t cap,
+                        struct ix_run_writer *w)
 {
-	struct ix_cursor *c = calloc(n, sizeof *c);
-	uint8_t **bufs = calloc(n, sizeof(uint8_t *));
-	uint64_t *from = calloc(n, sizeof *from), *to = calloc(n, sizeof *to);
+	(void)b;
+	size_t alloc = n ? n : 1;
+	struct ix_cursor *c = calloc(alloc, sizeof *c);
+	uint8_t **bufs = calloc(alloc, sizeof(uint8_t *));
+	uint64_t *from = calloc(alloc, sizeof *from), *to = calloc(alloc, sizeof *to);
 	struct ix_merge m = {0};
-	struct ix_run_writer w = {0};
-	int fd = -1;
 	int rc = c && bufs && from && to ? 0 : umt__failf(UMT_E_NOMEM, "index build: out of memory");
 	for (size_t i = 0; rc == 0 && i < n; i++)
 		to[i] = runs[i].count;
@@ -56,19 +56,11 @@ static int merge_group(struct ix_build *b, const struct ix_run *runs, size_t n, 
 		rc = open_cursors(runs, n, from, to, cap, c, bufs);
 	if (rc == 0)
 		rc = umt__ix_merge_init(&m, c, n);
-	if (rc == 0)
-		rc = umt__ixb_scratch(b, "mem.run", &fd);
-	if (rc == 0)
-		rc = umt__ix_runw_init(&w, fd, cap);
 	for (const struct ix_entry *e; rc == 0 && (e = umt__ix_merge_top(&m)) != NULL;) {
-		rc = umt__ix_runw_put(&w, e);
+		rc = umt__ix_runw_put(w, e);
 		if (rc == 0)
 			rc = umt__ix_merge_pop(&m);
 	}
-	if (rc == 0)
-		rc = umt__ix_runw_finish(&w, out);
-	else
-		umt__ix_runw_free(&w);
 	umt__ix_merge_free(&m);
 	for (size_t i = 0; bufs && i < n; i++)
 		free(bufs[i]);
@@ -76,6 +68,23 @@ static int merge_group(struct ix_build *b, const struct ix_run *runs, size_t n, 
 	free(bufs);
 	free(from);
 	free(to);
+	return rc;
+}
+
+/* Merges a group of runs into a new run in a scratch file. */
+static int merge_group(struct ix_build *b, const struct ix_run *runs, size_t n, size_t cap,
+                       struct ix_run *out)
+{
+	struct ix_run_writer w = {0};
+	int fd = -1;
+	int rc = umt__ixb_scratch(b, "mem.run", &fd);
+	if (rc == 0)
+		rc = umt__ix_runw_init(&w, fd, cap);
+	if (rc == 0)
+		rc = umt__ixb_merge_runs(b, runs, n, cap, &w);
+	if (rc == 0)
+		return umt__ix_runw_finish(&w, out);
+	umt__ix_runw_free(&w);
 	return rc;
 }
 
@@ -100,7 +109,7 @@ static size_t memory_runs_first(struct ix_build *b)
 }
 
 /* Merges groups of file runs until threads x file runs buffers of UMT_IX_CURSOR_MIN fit. */
-static int reduce_runs(struct ix_build *b)
+int umt__ixb_reduce_runs(struct ix_build *b)
 {
 	uint64_t budget = read_budget(b);
 	size_t fan_in = (size_t)(budget / (b->threads * (uint64_t)UMT_IX_CURSOR_MIN));
@@ -270,7 +279,7 @@ static void *merge_main(void *arg)
 
 int umt__ixb_merge(struct ix_build *b)
 {
-	int rc = reduce_runs(b);
+	int rc = umt__ixb_reduce_runs(b);
 	if (rc == 0)
 		rc = choose_parts(b);
 	if (rc == 0)

@@ -126,11 +126,14 @@ int umt__ix_runw_init(struct ix_run_writer *w, int fd, size_t cap)
 	w->fd = fd;
 	w->cap = cap < UMT_IX_CURSOR_MIN ? UMT_IX_CURSOR_MIN : cap;
 	w->buf = malloc(w->cap);
+	w->sum = UMT_FNV_SEED;
 	return w->buf ? 0 : umt__failf(UMT_E_NOMEM, "index build: out of memory");
 }
 
 static int runw_flush(struct ix_run_writer *w)
 {
+	if (w->summed)
+		w->sum = umt__fnv(w->sum, w->buf, w->len);
 	int rc = umt__ix_pwrite_all(w->fd, w->buf, w->len, w->offset - w->len);
 	w->len = 0;
 	return rc;
@@ -221,6 +224,8 @@ static int fill(struct ix_cursor *c)
 			continue;
 		if (k <= 0)
 			return run_io_error("read", k);
+		if (c->sum)
+			*c->sum = umt__fnv(*c->sum, c->buf + c->len, (size_t)k);
 		c->len += (size_t)k;
 		c->file_off += (uint64_t)k;
 		want -= (size_t)k;
@@ -261,6 +266,7 @@ int umt__ix_cursor_init(struct ix_cursor *c, const struct ix_run *r, uint64_t fr
 	c->cap = cap;
 	c->len = c->pos = 0;
 	c->cur = NULL;
+	c->sum = NULL;
 	if (r->mem) {
 		c->next = from;
 		c->cur = from < to ? &r->mem[c->next++] : NULL;
@@ -328,6 +334,43 @@ int umt__ix_run_seek(const struct ix_run *r, uint64_t page, uint64_t *out)
 		rc = umt__ix_cursor_next(&c);
 	*out = c.cur ? c.next - 1 : end;
 	free(buf);
+	return rc;
+}
+
+/* ---- runs from part files ----------------------------------------------------------- */
+
+#define LOAD_BUFFER (1u << 20)
+#define ENTRY_MIN 7u /* six varints and the flags byte */
+
+static int run_corrupt(const struct ix_run *r, uint64_t at, const char *what)
+{
+	return umt__failf(UMT_E_CORRUPT, "%s: sorted run damaged at byte %llu: %s", r->name,
+	                  (unsigned long long)at, what);
+}
+
+int umt__ix_run_load(struct ix_run *r, uint64_t start, uint64_t *sum)
+{
+	if (r->end < start || r->count > (r->end - start) / ENTRY_MIN)
+		return run_corrupt(r, start, "more entries than bytes");
+	uint64_t nframes = (r->count + UMT_IX_FRAME - 1) / UMT_IX_FRAME;
+	r->frames = malloc((size_t)(nframes ? nframes : 1) * sizeof *r->frames);
+	uint8_t *buf = malloc(LOAD_BUFFER);
+	*sum = UMT_FNV_SEED;
+	struct ix_cursor c = {.run = r, .end = r->count, .buf = buf, .cap = LOAD_BUFFER,
+	                      .file_off = start, .sum = sum};
+	int rc = r->frames && buf ? 0 : umt__failf(UMT_E_NOMEM, "index build: out of memory");
+	for (uint64_t i = 0; rc == 0 && i < r->count; i++) {
+		uint64_t at = c.file_off - (c.len - c.pos);
+		rc = decode_next(&c);
+		if (rc == 0 && i % UMT_IX_FRAME == 0)
+			r->frames[i / UMT_IX_FRAME] = (struct ix_frame){at, c.one.list >> 7};
+	}
+	uint64_t at = c.file_off - (c.len - c.pos);
+	if (rc == 0 && at != r->end)
+		rc = run_corrupt(r, at, "bytes after the last entry");
+	free(buf);
+	if (rc < 0)
+		umt__ix_run_free(r);
 	return rc;
 }
 

@@ -63,9 +63,12 @@ struct ix_run_writer {
 	struct ix_frame *frames;
 	size_t nframes, frames_cap;
 	struct ix_entry prev;
+	uint64_t sum; /* FNV-1a of the bytes written, when summed (a part file's payload) */
+	bool summed;
 };
 
-/** Starts a run in @p fd (from offset 0) with a buffer of @p cap bytes. @return 0; UMT_E_NOMEM. */
+/** Starts a run in @p fd (from offset 0: callers may move w->offset forward before the first
+ * put, and set w->summed) with a buffer of @p cap bytes. @return 0; UMT_E_NOMEM. */
 UMT_HIDDEN int umt__ix_runw_init(struct ix_run_writer *w, int fd, size_t cap);
 /** Appends @p e (in entry order). @return 0; UMT_E_IO, UMT_E_NOMEM. */
 UMT_HIDDEN int umt__ix_runw_put(struct ix_run_writer *w, const struct ix_entry *e);
@@ -77,6 +80,16 @@ UMT_HIDDEN void umt__ix_runw_free(struct ix_run_writer *w);
 
 /** Writes @p n sorted entries as the file run @p out in @p fd. @return 0; UMT_E_IO, UMT_E_NOMEM. */
 UMT_HIDDEN int umt__ix_run_write(int fd, const struct ix_entry *e, uint64_t n, struct ix_run *out);
+
+/**
+ * Checks a file run that another process wrote (a part file, parts.c) and
+ * builds its frame table: @p r holds fd, count, end and name; its entries
+ * are the bytes [start, end). Every entry is decoded: well formed, in entry
+ * order, frames where they must be, the last ending at @p end exactly.
+ * @return 0 and *sum, FNV-1a of the bytes; UMT_E_CORRUPT (message: r->name
+ *   and the byte offset), UMT_E_IO, UMT_E_NOMEM.
+ */
+UMT_HIDDEN int umt__ix_run_load(struct ix_run *r, uint64_t start, uint64_t *sum);
 
 /** Frees a run's frame table. */
 UMT_HIDDEN void umt__ix_run_free(struct ix_run *r);
@@ -92,6 +105,7 @@ struct ix_cursor {
 	size_t cap, len, pos;       /* its capacity, fill, position */
 	uint64_t file_off;          /* the file offset of buf[len] */
 	struct ix_entry one;        /* file runs: the current entry */
+	uint64_t *sum;              /* when not NULL: FNV-1a of every byte read, continued */
 	const struct ix_entry *cur; /* the current entry, NULL at the end */
 };
 

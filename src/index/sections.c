@@ -3,9 +3,11 @@
  * the open and verify go through it. Sections are added here, one line
  * each, in bit order.
  */
+#include "coverage.h"
 #include "regs.h"
 
 const struct ix_section *const umt__ix_sections[] = {
-	&umt__ix_regs_section, /* bit 1: register checkpoints (regs.h) */
+	&umt__ix_regs_section,     /* bit 1: register checkpoints (regs.h) */
+	&umt__ix_coverage_section, /* bit 3: executed instructions per module (coverage.h) */
 	NULL,
 };

@@ -53,6 +53,8 @@ for trace in "$src/examples/sample-trace" "$tmp/old" "$tmp/gen" "$tmp/gen2014"; 
 	# the index and the queries it answers, at addresses the trace accesses
 	idx=$tmp/idx-$(basename "$trace")
 	check "$trace" index --out "$idx"
+	check "$trace" coverage --index "$idx"
+	operands=""
 	records=$("$umtdump" --json info "$trace" |
 		python3 -c 'import json, sys; print(json.load(sys.stdin)["exec_count"])')
 	for addr in $("$umtdump" --json exec --accesses --count 400 "$trace" | python3 -c '
@@ -93,10 +95,25 @@ print(" ".join(seen[:6]))'); do
 	done
 done
 
+# coverage --diff of two generated traces (each index in its default place)
+"$umtdump" --quiet index "$tmp/gen" >/dev/null && "$umtdump" --quiet index "$tmp/gen2014" >/dev/null ||
+	{ echo "FAIL: index of the generated traces"; failed=1; }
+check "$tmp/gen" coverage --diff "$tmp/gen2014"
+
 # the commands agree on a larger trace: every record once, counts add up
 n=$("$umtdump" --json info "$tmp/gen" |
 	python3 -c 'import json, sys; print(json.load(sys.stdin)["exec_count"])')
 lines=$("$umtdump" --json exec "$tmp/gen" | wc -l)
+# coverage adds up to the instruction records
+"$umtdump" --json coverage "$tmp/gen" | python3 -c '
+import json, sys
+execs = sum(json.loads(line)["executions"] for line in sys.stdin)
+print(execs)' >"$tmp/cov"
+"$umtdump" --json stats "$tmp/gen" | python3 -c '
+import json, sys
+want = open(sys.argv[1]).read().strip()
+assert str(json.load(sys.stdin)["instructions"]) == want, want' "$tmp/cov" ||
+	{ echo "FAIL: coverage executions do not add up to the instructions"; failed=1; }
 if [ "$n" != 3000 ] || [ "$lines" -ne 3000 ]; then
 	echo "FAIL: exec_count $n, exec lines $lines"
 	failed=1

@@ -150,11 +150,14 @@ ACCESS = obj({"kind": one_of("read", "write", "peek", "context"), "address": hex
               "size": integer, "value": hexbytes, "trusted_address": boolean,
               "trusted_value": boolean},
              {"slot": integer, "operand": string, "block": integer})
+SEM_CATEGORIES = ("other", "call", "ret", "jmp", "cond_branch", "syscall", "nop")
 EXEC = obj({"id": integer, "thread_id": integer, "type": one_of(*REC_TYPES),
             "type_code": integer, "flags": integer, "prev": integer, "next": integer},
            {"ins_id": integer, "address": nullable(hexnum), "disasm": nullable(string),
             "syscall_id": integer, "uniform_id": nullable(integer), "uniform_id_name": string,
             "exit_code": integer, "operands": nullable(list_of(OPERAND)),
+            "zydis_mnemonic": nullable(string),
+            "semantic_category": nullable(one_of(*SEM_CATEGORIES)),
             "context": nullable(CONTEXT), "accesses": nullable(list_of(ACCESS))})
 
 INS_OPERAND = obj({"reg": integer, "name": string, "size": integer, "flags": integer,
@@ -170,9 +173,20 @@ DECODED = obj(*merge(named("category"), named("mnemonic"), named("form"), plain(
     mem0_seg_slot=integer, mem0_base_slot=integer, mem0_scale=integer,
     mem0_index_slot=integer, mem1_base_slot=integer, const_slot=list_of(hexnum, 2),
     operands=list_of(INS_OPERAND), lc_slots=list_of(SLOT))))
+SEM_OPERAND = obj({"kind": one_of("register", "memory", "agen", "pointer", "immediate"),
+                   "bits": integer, "access": one_of("-", "r", "w", "rw")},
+                  {"reg": string, "segment": nullable(string), "base": nullable(string),
+                   "index": nullable(string), "scale": integer, "disp": integer,
+                   "value": hexnum, "selector": integer, "absolute": hexnum})
+SEMANTICS = obj({"zydis_mnemonic": string, "category": one_of(*SEM_CATEGORIES),
+                 "zydis_category": string, "length": integer, "mode": one_of(32, 64),
+                 "target": nullable(hexnum),
+                 "flags": list_of(one_of("indirect", "far", "rep", "lock")), "text": string,
+                 "operands": list_of(SEM_OPERAND)})
 INS = obj(*merge(named("type"), plain(
     id=integer, cs_is_64_bits=integer, code_size=integer, code=nullable(hexbytes),
-    module_id=integer, address=hexnum, disasm=nullable(string), decoded=nullable(DECODED))))
+    module_id=integer, address=hexnum, disasm=nullable(string), decoded=nullable(DECODED),
+    semantics=nullable(SEMANTICS))))
 
 SYSCALL = obj(*merge(named("uniform_id"), named("convention"), plain(
     id=integer, raw_id=integer, completed=integer, arg_count=integer, extra_count=integer,
@@ -224,6 +238,10 @@ def counts(key):
     return list_of(obj(*merge(named(key), plain(count=integer))))
 
 
+def name_counts(key, t=string):
+    return list_of(obj({key: t, "count": integer}))
+
+
 STATS = obj({"records": integer, "bad_records": integer,
              "by_type": map_of(integer, REC_TYPES),
              "by_thread": list_of(obj(plain(thread_id=integer, win_tid=integer,
@@ -231,6 +249,10 @@ STATS = obj({"records": integer, "bad_records": integer,
              "other_thread_records": integer, "instructions": integer,
              "undecoded_instructions": integer, "mnemonics": counts("mnemonic"),
              "categories": counts("category"), "syscalls": counts("uniform_id"),
+             "zydis_mnemonics": name_counts("zydis_mnemonic"),
+             "zydis_categories": name_counts("zydis_category"),
+             "semantic_categories": name_counts("category", one_of(*SEM_CATEGORIES)),
+             "undecodable_code": integer,
              "memory": obj(plain(reads=integer, read_bytes=integer, writes=integer,
                                  written_bytes=integer)[0])})
 
@@ -282,10 +304,23 @@ INDEX = obj({"index": string, "records": integer, "accesses": integer, "postings
              "pages": integer, "bytes": integer, "exec_bytes": integer, "runs": integer, "merge_passes": integer,
              "temp_bytes": integer, "threads": integer, "seconds": number})
 
+COVERAGE_ENTRY = obj({"module": nullable(string), "module_id": nullable(integer),
+                      "base": nullable(hexnum), "addresses": integer, "executions": integer})
+COVERAGE_DIFF = obj({"module": nullable(string), "only_in": one_of("this", "other"),
+                     "module_id": nullable(integer), "base": nullable(hexnum),
+                     "addresses": list_of(hexnum), "offsets": list_of(hexnum)})
+
+
+def coverage(v, where):
+    """An entry of coverage, or with --diff a module's addresses in one trace only."""
+    (COVERAGE_DIFF if isinstance(v, dict) and "only_in" in v else COVERAGE_ENTRY)(v, where)
+
+
 SCHEMAS = {"exec": EXEC, "ins": INS, "syscalls": SYSCALL, "modules": MODULE,
            "threads": THREAD, "context-map": CONTEXT_MAP, "address-space": RANGE,
            "xml": XML, "info": INFO, "stats": STATS, "history": HISTORY, "mem": MEMORY,
-           "index": INDEX, "state": STATE, "reg-history": REG_HISTORY, "origin": ORIGIN}
+           "index": INDEX, "state": STATE, "reg-history": REG_HISTORY, "origin": ORIGIN,
+           "coverage": coverage}
 SINGLE = {"info", "xml", "stats", "mem", "index", "state"}
 
 
@@ -297,7 +332,8 @@ CONTEXT_TYPES = ("thread-begin", "syscall-entry", "syscall-exit", "ctx-apc", "ct
 
 def rules_exec(o, flags, where):
     t = o["type"]
-    has = {"instruction": {"ins_id", "address", "disasm"},
+    has = {"instruction": {"ins_id", "address", "disasm", "zydis_mnemonic",
+                           "semantic_category"},
            "syscall-entry": {"syscall_id", "uniform_id"},
            "syscall-exit": {"syscall_id", "uniform_id"},
            "syscall-skipped": {"syscall_id", "uniform_id"},
@@ -345,6 +381,19 @@ def rules_exec(o, flags, where):
 def rules_ins(o, flags, where):
     if o["code"] is not None and len(o["code"]) != 2 * o["code_size"]:
         raise Bad(f"{where}: code of {len(o['code']) // 2} bytes, code_size {o['code_size']}")
+    sem = o["semantics"]
+    if sem is not None:
+        if sem["length"] != o["code_size"] or (sem["mode"] == 64) != (o["cs_is_64_bits"] != 0):
+            raise Bad(f"{where}.semantics: length or mode differs from the row")
+        if (sem["target"] is not None) and sem["category"] not in ("call", "jmp", "cond_branch"):
+            raise Bad(f"{where}.semantics: a target for a {sem['category']}")
+        for i, op in enumerate(sem["operands"]):
+            want = {"register": {"reg"}, "memory": {"segment", "base", "index", "scale", "disp"},
+                    "agen": {"segment", "base", "index", "scale", "disp"},
+                    "pointer": {"value", "selector"}, "immediate": {"value"}}[op["kind"]]
+            got = set(op) - {"kind", "bits", "access", "absolute"}
+            if got != want:
+                raise Bad(f"{where}.semantics.operands[{i}]: keys {sorted(got)} for {op['kind']}")
     d = o["decoded"]
     if d is None:
         return
@@ -375,6 +424,9 @@ def rules_stats(o, flags, where):
     if sum(m["count"] for m in o["mnemonics"]) != \
             o["instructions"] - o["undecoded_instructions"]:
         raise Bad(f"{where}: mnemonics do not add up to the decoded instructions")
+    for key in ("zydis_mnemonics", "zydis_categories", "semantic_categories"):
+        if sum(m["count"] for m in o[key]) + o["undecodable_code"] != o["instructions"]:
+            raise Bad(f"{where}: {key} and undecodable_code do not add up to instructions")
 
 
 def rules_history(o, flags, where):
@@ -412,7 +464,22 @@ def rules_origin(o, flags, where):
         raise Bad(f"{where}: the root is not an input")
 
 
-RULES = {"exec": rules_exec, "ins": rules_ins, "syscalls": rules_syscalls,
+def rules_coverage(o, flags, where):
+    if "only_in" in o:
+        if len(o["addresses"]) != len(o["offsets"]) or not o["addresses"]:
+            raise Bad(f"{where}: addresses and offsets differ in number, or none")
+        if (o["module"] is None) != (o["module_id"] is None) or \
+                (o["module"] is None) != (o["base"] is None):
+            raise Bad(f"{where}: module, module_id and base are null together")
+        return
+    if (o["module"] is None) != (o["module_id"] is None) or \
+            (o["module"] is None) != (o["base"] is None):
+        raise Bad(f"{where}: module, module_id and base are null together")
+    if (o["addresses"] == 0) != (o["executions"] == 0) or o["addresses"] > o["executions"]:
+        raise Bad(f"{where}: {o['addresses']} addresses for {o['executions']} executions")
+
+
+RULES = {"exec": rules_exec, "coverage": rules_coverage, "ins": rules_ins, "syscalls": rules_syscalls,
          "modules": rules_modules, "stats": rules_stats, "history": rules_history,
          "mem": rules_mem, "state": rules_state, "origin": rules_origin}
 

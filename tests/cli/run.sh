@@ -11,6 +11,7 @@
 #   fixtures/damaged        the sample with two truncated files (mkbad.py)
 #   xed-sample              synthetic name headers (tests/cli/xed-sample)
 #   sample-index            the sample's index (umtdump index --out)
+#   fixtures/old/umtindex   the 2014 fixture's index, in its default place
 # so that the paths in the output do not depend on where the test runs.
 #
 # A case line is "NAME [VAR=VALUE...] ARGS..." (word-split by the shell;
@@ -34,9 +35,12 @@ ln -s "$here/xed-sample" "$work/xed-sample"
 python3 "$here/mkbad.py" "$src/examples/sample-trace" "$work/fixtures" ||
 	{ echo "FAIL: mkbad.py"; exit 1; }
 cd "$work" || exit 1
-# the sample's index, for history and mem (never into the source tree)
+# the sample's index, for history, mem and coverage (never into the source tree), and
+# the 2014 fixture's in its default place, for coverage --diff
 "$umtdump" --quiet index --out sample-index examples/sample-trace >/dev/null ||
 	{ echo "FAIL: umtdump index of the sample"; exit 1; }
+"$umtdump" --quiet index fixtures/old >/dev/null ||
+	{ echo "FAIL: umtdump index of fixtures/old"; exit 1; }
 failed=0
 count=0
 while read -r name args; do

@@ -2,7 +2,8 @@
  * Fuzz target: a whole trace from one input (the split format of fuzz.h),
  * opened with umt_trace_open_mem() and walked through everything the API
  * offers: every record with its typed fields, contexts, memory references,
- * operands, LC slots, phrases and registers; thread chains in both
+ * operands, LC slots, phrases and registers; instruction rows decoded by
+ * Zydis (umt_sem_get(), umt_sem_decode()); thread chains in both
  * directions; every row of every table, names, the context map, trace.xml
  * and umt_verify(). Invariants of the documented API are asserted: each
  * pointer returned lies inside its file or record, iteration visits exactly
@@ -712,6 +713,36 @@ static void walk_decoded(struct walk *w, uint64_t id)
 	       umt_decoded_writes_memory(&d));
 }
 
+/*
+ * The row's code bytes through Zydis: decoded (or refused with a content
+ * error) the same way twice, the second time from the remembered table; a
+ * decoded row is CodeSize bytes long and its names are known.
+ */
+static void walk_semantics(struct walk *w, uint64_t id, const umt_ins_rec *row)
+{
+	umt_sem s, s2;
+	umt_sem_detail d;
+	int rc = umt_sem_get(w->t, id, &s);
+	if (rc < 0) {
+		FUZZ_CHECK(rc == UMT_E_CORRUPT || (rc == UMT_E_BOUNDS && row->CodeSize > 15));
+		FUZZ_CHECK(umt_sem_get(w->t, id, &s2) == rc && umt_sem_decode(w->t, id, &d) == rc);
+		return;
+	}
+	FUZZ_CHECK(umt_sem_get(w->t, id, &s2) == 0 && memcmp(&s, &s2, sizeof s) == 0);
+	FUZZ_CHECK(s.length == row->CodeSize && s.length >= 1);
+	FUZZ_CHECK(((s.flags & UMT_SEM_F_64BIT) != 0) == (row->CSis64Bits != 0));
+	FUZZ_CHECK(umt_sem_mnemonic_name(s.mnemonic) != NULL);
+	FUZZ_CHECK(umt_sem_category_name(s.category) != NULL);
+	FUZZ_CHECK(umt_sem_zydis_category_name(s.zydis_category) != NULL);
+	FUZZ_CHECK((s.flags & UMT_SEM_F_TARGET) ? umt_sem_is_branch(&s) : s.target == 0);
+	FUZZ_CHECK(!(s.flags & UMT_SEM_F_64BIT) ? s.target <= 0xffffffffu : 1);
+	FUZZ_CHECK(umt_sem_decode(w->t, id, &d) == 0 && memcmp(&d.sem, &s, sizeof s) == 0);
+	FUZZ_CHECK(d.operand_count <= UMT_SEM_MAX_OPERANDS && memchr(d.text, 0, sizeof d.text));
+	for (unsigned i = 0; i < d.operand_count; i++)
+		FUZZ_CHECK(d.operands[i].kind >= UMT_SEM_OP_REGISTER &&
+		           d.operands[i].kind <= UMT_SEM_OP_IMMEDIATE);
+}
+
 static void walk_ins_table(struct walk *w)
 {
 	uint64_t n = umt_ins_count(w->t);
@@ -740,6 +771,7 @@ static void walk_ins_table(struct walk *w)
 			w->bad_ins++;
 		}
 		walk_decoded(w, id);
+		walk_semantics(w, id, row);
 		uint64_t mod;
 		rc = umt_ins_module(w->t, id, &mod);
 		if (rc == 0)

@@ -165,6 +165,7 @@ static void print_json(const struct exec_ctx *x, struct jw *j, const umt_rec *r,
 			jw_strn(j, "disasm", ii.disasm, ii.disasm_len);
 		else
 			jw_null(j, "disasm");
+		jw_sem_names(j, x->t, ii.has_row ? ii.ins_id : -1);
 	} else if (umt_rec_syscall_id(r, &sid) == 0) {
 		umt_syscall s;
 		jw_i64(j, "syscall_id", sid);

@@ -1,6 +1,7 @@
 /*
  * umtdump ins: instruction table rows with their decoded instruction: every
- * field of insRec and decodedIns, the explicit operands and the LC slots.
+ * field of insRec and decodedIns, the explicit operands and the LC slots,
+ * and what Zydis makes of the code bytes.
  */
 #include <string.h>
 
@@ -75,8 +76,9 @@ static void text_decoded(const umt_trace *t, const struct opts *o, const umt_dec
 {
 	const umt_decoded_ins *di = d->ins;
 	out_str("       decoded");
-	kv("category", di->Category, category_name(o, di->Category));
-	kv("mnemonic", di->Mnemonic, mnemonic_name(o, di->Mnemonic));
+	int64_t id = (int64_t)d->ins_id;
+	kv("category", di->Category, row_category(o, t, id, di->Category));
+	kv("mnemonic", di->Mnemonic, row_mnemonic(o, t, id, di->Mnemonic));
 	kv("form", di->Form, form_name(o, di->Form));
 	out_printf("  flags 0x%02x", di->Flags);
 	kv("exp_count", di->ExpCount, NULL);
@@ -134,7 +136,8 @@ static void text_decoded(const umt_trace *t, const struct opts *o, const umt_dec
 	}
 }
 
-static void text_row(const umt_trace *t, const struct opts *o, const struct row *w)
+static void text_row(const umt_trace *t, const struct opts *o, const struct row *w,
+                     struct errlist *e)
 {
 	out_u64_pad(w->id, 6);
 	out_char(' ');
@@ -165,6 +168,7 @@ static void text_row(const umt_trace *t, const struct opts *o, const struct row 
 	else
 		out_char('?');
 	out_char('\n');
+	text_semantics(t, w->id, e);
 	if (w->has_decoded)
 		text_decoded(t, o, &w->dec);
 }
@@ -231,7 +235,8 @@ static void json_decoded(struct jw *j, const umt_trace *t, const struct opts *o,
 	jw_close(j, '}');
 }
 
-static void json_row(const umt_trace *t, const struct opts *o, const struct row *w)
+static void json_row(const umt_trace *t, const struct opts *o, const struct row *w,
+                     struct errlist *e)
 {
 	struct jw j;
 	jw_begin(&j);
@@ -253,6 +258,7 @@ static void json_row(const umt_trace *t, const struct opts *o, const struct row 
 		json_decoded(&j, t, o, &w->dec);
 	else
 		jw_null(&j, "decoded");
+	json_semantics(&j, t, w->id, e);
 	jw_end(&j);
 }
 
@@ -279,9 +285,9 @@ int cmd_ins(umt_trace *t, const struct opts *o)
 		read_row(t, id, &w, &e);
 		if (w.rec) {
 			if (o->json)
-				json_row(t, o, &w);
+				json_row(t, o, &w, &e);
 			else
-				text_row(t, o, &w);
+				text_row(t, o, &w, &e);
 		}
 		if (errlist_report(&e) < 0) {
 			if (failed_row(o, &status))

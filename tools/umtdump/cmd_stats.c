@@ -1,7 +1,9 @@
 /*
  * umtdump stats: records per type and per thread, the instruction mix by
- * mnemonic and by category, syscall counts by unified ID, and the memory
- * read and written by instruction records, in one pass over the records.
+ * mnemonic and by category (XED's numbers named by --xed-dir; without it,
+ * Zydis's names from the code bytes, decoded once per row), syscall counts
+ * by unified ID, and the memory read and written by instruction records,
+ * in one pass over the records.
  *
  * Memory is counted from the LC slots of each instruction record: a memory
  * slot (AddrWidth > 0) of the before group of read operands is a read of
@@ -22,6 +24,10 @@ struct stats {
 	uint64_t other_thread; /* records whose ThreadID is outside the table */
 	uint64_t instructions, undecoded;
 	uint64_t *mnemonic, *category, *syscall; /* CODES entries, indexed by (uint16_t) code */
+	/* from the code bytes (Zydis): by mnemonic and category numbers, and by the library's
+	 * category; records whose row's bytes do not decode (or whose InsID is bad) */
+	uint64_t *zydis_mnemonic, zydis_category[256], semantic[UMT_SEM_CATEGORY_COUNT];
+	uint64_t undecodable_code;
 	uint64_t reads, read_bytes, writes, written_bytes;
 };
 
@@ -56,8 +62,24 @@ static struct entry *sorted(const uint64_t *counts, size_t *n)
 	return e;
 }
 
+/* The record's row through Zydis: counted by name, never reported here (ins does). */
+static void count_semantics(const umt_trace *t, const umt_rec *r, struct stats *s)
+{
+	int64_t ins_id = -1;
+	umt_sem sem;
+	if (umt_rec_ins(r, &ins_id, NULL, NULL) < 0 || ins_id < 0 ||
+	    umt_sem_get(t, (uint64_t)ins_id, &sem) < 0) {
+		s->undecodable_code++;
+		return;
+	}
+	s->zydis_mnemonic[sem.mnemonic]++;
+	s->zydis_category[sem.zydis_category]++;
+	s->semantic[sem.category]++;
+}
+
 static int count_instruction(const umt_trace *t, const umt_rec *r, struct stats *s)
 {
+	count_semantics(t, r, s);
 	umt_ins_exec x;
 	int rc = umt_rec_ins_exec(t, r, &x);
 	if (rc < 0)
@@ -170,6 +192,49 @@ static void code_table(const struct opts *o, struct jw *j, const char *title, co
 	free(e);
 }
 
+/*
+ * A table of counts by name (Zydis mnemonics and categories, the library's
+ * categories): text lines "count name", or a JSON array of {key, count},
+ * most frequent first.
+ */
+static void name_table(const struct opts *o, struct jw *j, const char *title, const char *key,
+                       const uint64_t *counts, size_t n, const char *(*name)(unsigned))
+{
+	struct entry *e = malloc((n ? n : 1) * sizeof *e);
+	size_t k = 0;
+	for (size_t c = 0; e && c < n; c++)
+		if (counts[c] && name((unsigned)c))
+			e[k++] = (struct entry){(int)c, counts[c]};
+	if (e)
+		qsort(e, k, sizeof *e, by_count);
+	if (o->json)
+		jw_open(j, title, '[');
+	else
+		out_printf("%s\n", title);
+	for (size_t i = 0; i < k; i++) {
+		if (o->json) {
+			jw_open(j, NULL, '{');
+			jw_str(j, key, name((unsigned)e[i].code));
+			jw_u64(j, "count", e[i].count);
+			jw_close(j, '}');
+		} else {
+			out_spaces(2);
+			out_u64_pad(e[i].count, 12);
+			out_spaces(2);
+			out_str(name((unsigned)e[i].code));
+			out_char('\n');
+		}
+	}
+	if (o->json)
+		jw_close(j, ']');
+	free(e);
+}
+
+static const char *semantic_name(unsigned category)
+{
+	return umt_sem_category_name((int)category);
+}
+
 static const char *mn(const struct opts *o, int v, const umt_trace *t)
 {
 	(void)t;
@@ -253,8 +318,24 @@ static void print_stats(umt_trace *t, const struct opts *o, const struct stats *
 		if (s->undecoded)
 			line("  undecoded", s->undecoded);
 	}
-	code_table(o, &j, o->json ? "mnemonics" : "by mnemonic", "mnemonic", s->mnemonic, mn, t);
-	code_table(o, &j, o->json ? "categories" : "by category", "category", s->category, cat, t);
+	if (o->json || o->names) { /* XED's numbers, named by --xed-dir */
+		code_table(o, &j, o->json ? "mnemonics" : "by mnemonic", "mnemonic", s->mnemonic, mn,
+		           t);
+		code_table(o, &j, o->json ? "categories" : "by category", "category", s->category,
+		           cat, t);
+	}
+	if (o->json || !o->names) { /* without XED's headers: the code bytes' names */
+		name_table(o, &j, o->json ? "zydis_mnemonics" : "by mnemonic (Zydis)",
+		           "zydis_mnemonic", s->zydis_mnemonic, CODES, umt_sem_mnemonic_name);
+		name_table(o, &j, o->json ? "zydis_categories" : "by category (Zydis)",
+		           "zydis_category", s->zydis_category, 256, umt_sem_zydis_category_name);
+	}
+	name_table(o, &j, o->json ? "semantic_categories" : "by control flow", "category",
+	           s->semantic, UMT_SEM_CATEGORY_COUNT, semantic_name);
+	if (o->json)
+		jw_u64(&j, "undecodable_code", s->undecodable_code);
+	else if (s->undecodable_code)
+		line("code bytes not decoded", s->undecodable_code);
 	code_table(o, &j, o->json ? "syscalls" : "syscalls by unified ID", "uniform_id", s->syscall,
 	           sys, t);
 	if (o->json) {
@@ -283,8 +364,9 @@ int cmd_stats(umt_trace *t, const struct opts *o)
 	s.mnemonic = calloc(CODES, sizeof *s.mnemonic);
 	s.category = calloc(CODES, sizeof *s.category);
 	s.syscall = calloc(CODES, sizeof *s.syscall);
+	s.zydis_mnemonic = calloc(CODES, sizeof *s.zydis_mnemonic);
 	int status = EXIT_OK;
-	if (!s.by_thread || !s.mnemonic || !s.category || !s.syscall) {
+	if (!s.by_thread || !s.mnemonic || !s.category || !s.syscall || !s.zydis_mnemonic) {
 		report("out of memory");
 		status = EXIT_BAD_TRACE;
 	} else {
@@ -300,5 +382,6 @@ int cmd_stats(umt_trace *t, const struct opts *o)
 	free(s.mnemonic);
 	free(s.category);
 	free(s.syscall);
+	free(s.zydis_mnemonic);
 	return status;
 }

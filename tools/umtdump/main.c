@@ -36,7 +36,10 @@ enum {
 	OPT_MEMORY = 1 << 15,
 	OPT_DEPTH = 1 << 16,
 	OPT_CHANGES = 1 << 17,
-	OPT_CSV = 1 << 18
+	OPT_MODULE = 1 << 18,
+	OPT_DRCOV = 1 << 19,
+	OPT_DIFF = 1 << 20,
+	OPT_CSV = 1 << 21
 };
 
 struct command {
@@ -80,7 +83,9 @@ static const struct command commands[] = {
 	 "                       operand), and the memory blocks of a context\n", 0, 0, NULL},
 	{"ins", cmd_ins, OPT_ID, "instruction table rows with their decoded instruction",
 	 "Shows the rows of the instruction table with their decoded instruction:\n"
-	 "every field, the explicit operands and the local-context slots.\n"
+	 "every field, the explicit operands and the local-context slots, and what\n"
+	 "Zydis makes of the code bytes (text, category, branch target). Without\n"
+	 "--xed-dir, mnemonics and categories are named by Zydis.\n"
 	 "\n"
 	 "options:\n"
 	 "  --id ID              only row ID\n", 0, 0, NULL},
@@ -112,14 +117,16 @@ static const struct command commands[] = {
 	 "  --max-problems N     stop after N problems (default 1000, 0: no limit)\n", 0, 0, NULL},
 	{"stats", cmd_stats, 0, "records per type and thread, instruction mix, syscalls, memory",
 	 "Shows records per type and per thread, the instruction mix by mnemonic\n"
-	 "and by category, syscall counts by unified ID, and the bytes of memory\n"
-	 "read and written by the instruction records.\n", 0, 0, NULL},
+	 "and by category (named by Zydis from the code bytes without --xed-dir)\n"
+	 "and by control flow, syscall counts by unified ID, and the bytes of\n"
+	 "memory read and written by the instruction records.\n", 0, 0, NULL},
 	{"index", cmd_index, OPT_OUT | OPT_THREADS | OPT_MEMORY,
-	 "build the index the memory and register commands answer from",
+	 "build the index the commands below answer from",
 	 "Builds the index of the trace: every memory access of every record, sorted\n"
-	 "by address, so that history and mem answer in microseconds, and every\n"
+	 "by address, so that history and mem answer in microseconds, every\n"
 	 "thread's registers every 1024 of its records, so that state, reg-history\n"
-	 "and origin do. One pass over\n"
+	 "and origin do, and the instructions each module executed, for coverage.\n"
+	 "One pass over\n"
 	 "the records on all processors, within a memory budget; temporary files go\n"
 	 "into the index directory. The index goes to --out DIR, --index DIR, or\n"
 	 "the default place: TRACE_DIR/umtindex when the trace directory is\n"
@@ -201,6 +208,28 @@ static const struct command commands[] = {
 	 "  --at ID              the record (required)\n"
 	 "  --depth D            follow at most D defining records (default 10)\n",
 	 1, 1, "REG|ADDR[:LEN]"},
+	{"coverage", cmd_coverage, OPT_MODULE | OPT_DRCOV | OPT_DIFF,
+	 "executed instructions per module, from the index; drcov export, diff",
+	 "Shows, per module row of the trace and for the code outside modules, the\n"
+	 "base, the distinct instruction addresses executed and the instruction\n"
+	 "records executed. Needs the index (umtdump index).\n"
+	 "\n"
+	 "options:\n"
+	 "  --module NAME        only the rows of this module (its path or file name,\n"
+	 "                       any case)\n"
+	 "  --drcov FILE         also write the coverage in drcov format (Lighthouse,\n"
+	 "                       bncov): one block per executed instruction\n"
+	 "  --diff OTHER_TRACE   instead, the addresses executed in one trace and not\n"
+	 "                       the other, per module (matched by file name, compared\n"
+	 "                       by offset from the base); OTHER_TRACE's index is in\n"
+	 "                       its default place\n", 0, 0, NULL},
+	{"tenet", cmd_tenet, OPT_THREAD, "one thread's execution as a Tenet trace",
+	 "Writes the execution of thread-table row TID into OUT in Tenet's trace\n"
+	 "format (IDA's Tenet plugin): one line per instruction, the registers that\n"
+	 "changed, the instruction pointer, the memory read (mr) and written (mw).\n"
+	 "\n"
+	 "options:\n"
+	 "  --thread TID         the thread (required)\n", 1, 1, "OUT"},
 	{"sql", cmd_sql, OPT_CSV, "SQL queries over the trace's tables",
 	 "Runs the SQL statements of QUERY, or of standard input when QUERY is absent\n"
 	 "or -, with the trace's tables attached (records, instructions, operands,\n"
@@ -223,7 +252,7 @@ static const char global_help[] =
 	"  --xed-dir DIR        name tables: XED and syscall enum headers (default:\n"
 	"                       the UMT_XED_DIR environment variable)\n"
 	"  --index DIR          the trace's index is in DIR (history, mem, state,\n"
-	"                       reg-history, origin; index writes it there)\n"
+	"                       reg-history, origin, coverage; index writes it there)\n"
 	"  --keep-going         report a bad record on stderr and continue; a trace that\n"
 	"                       does not open is then read as with --salvage\n"
 	"  --salvage            open a damaged trace (truncated files, lost tables) and\n"
@@ -311,7 +340,8 @@ static const struct {
 	{"--count", OPT_COUNT}, {"--thread", OPT_THREAD}, {"--type", OPT_TYPE},
 	{"--id", OPT_ID},  {"--max-problems", OPT_MAX_PROBLEMS}, {"--index", 0},
 	{"--kind", OPT_KIND}, {"--at", OPT_AT}, {"--out", OPT_OUT}, {"--threads", OPT_THREADS},
-	{"--memory", OPT_MEMORY}, {"--depth", OPT_DEPTH},
+	{"--memory", OPT_MEMORY}, {"--depth", OPT_DEPTH}, {"--module", OPT_MODULE},
+	{"--drcov", OPT_DRCOV}, {"--diff", OPT_DIFF},
 };
 
 static bool parse_kinds(const char *list, unsigned *mask)
@@ -365,6 +395,12 @@ static int set_text(struct parse *p, const char *name, unsigned bit, const char 
 		p->o.index_dir = v;
 	else if (bit == OPT_OUT)
 		p->o.index_dir = v;
+	else if (bit == OPT_MODULE)
+		p->o.module_name = v;
+	else if (bit == OPT_DRCOV)
+		p->o.drcov_path = v;
+	else if (bit == OPT_DIFF)
+		p->o.diff_trace = v;
 	else if (bit == OPT_KIND && !parse_kinds(v, &p->o.kinds))
 		return report("--kind: not read, write, context or peek: %s", v), EXIT_USAGE;
 	else if (bit == OPT_MEMORY && !parse_size(v, &p->o.memory))
@@ -379,7 +415,8 @@ static int set_text(struct parse *p, const char *name, unsigned bit, const char 
 static int set_value(struct parse *p, const char *name, unsigned bit, const char *v)
 {
 	uint64_t n = 0;
-	if (bit == 0 || bit == OPT_OUT || bit == OPT_KIND || bit == OPT_MEMORY || bit == OPT_TYPE)
+	if (bit == 0 || bit == OPT_OUT || bit == OPT_KIND || bit == OPT_MEMORY || bit == OPT_TYPE ||
+	    bit == OPT_MODULE || bit == OPT_DRCOV || bit == OPT_DIFF)
 		return set_text(p, name, bit, v);
 	if (!parse_u64(v, &n) || (bit == OPT_ID && n > INT64_MAX) ||
 	    (bit == OPT_THREAD && n > INT64_MAX) || (bit == OPT_THREADS && (n == 0 || n > 64)) ||

@@ -46,8 +46,12 @@ struct opts {
 	bool changes;          /* reg-history --changes */
 	unsigned depth;        /* origin --depth */
 	bool has_depth;
+	/* coverage */
+	const char *module_name; /* --module NAME */
+	const char *drcov_path;  /* --drcov FILE */
+	const char *diff_trace;  /* --diff OTHER_TRACE */
 	const char *args[2];   /* operands after TRACE_DIR (history ADDR[:LEN], mem ADDR LEN,
-	                          sql QUERY) */
+	                          tenet OUT, sql QUERY) */
 	bool csv;              /* sql --csv */
 	int nargs;
 };
@@ -215,6 +219,25 @@ const char *category_name(const struct opts *o, int v);
 const char *form_name(const struct opts *o, int v);
 const char *syscall_name(const struct opts *o, const umt_trace *t, int v);
 
+/* ---- instruction semantics (sem.c) ------------------------------------------ */
+
+/**
+ * The name to show for the XED mnemonic (category) @p xed of row
+ * @p ins_id: XED's from --xed-dir when loaded and known, else Zydis's from
+ * the row's code bytes; NULL when neither.
+ */
+const char *row_mnemonic(const struct opts *o, const umt_trace *t, int64_t ins_id, int xed);
+const char *row_category(const struct opts *o, const umt_trace *t, int64_t ins_id, int xed);
+
+/** The "zydis" line of ins: text, category, target, flags; errors go to @p e. */
+void text_semantics(const umt_trace *t, uint64_t ins_id, struct errlist *e);
+
+/** The "semantics" key of ins --json (null when the bytes do not decode: error in @p e). */
+void json_semantics(struct jw *j, const umt_trace *t, uint64_t ins_id, struct errlist *e);
+
+/** "zydis_mnemonic" and "semantic_category" of a row (null when its bytes do not decode). */
+void jw_sem_names(struct jw *j, const umt_trace *t, int64_t ins_id);
+
 /** A value: 1 to 8 bytes as "0x..." (little-endian), else hex bytes in memory order. */
 void out_value(const uint8_t *p, uint64_t n);
 void jw_value(struct jw *j, const char *key, const uint8_t *p, uint64_t n);
@@ -259,6 +282,8 @@ int cmd_mem(umt_trace *t, const struct opts *o);
 int cmd_state(umt_trace *t, const struct opts *o);
 int cmd_reg_history(umt_trace *t, const struct opts *o);
 int cmd_origin(umt_trace *t, const struct opts *o);
+int cmd_coverage(umt_trace *t, const struct opts *o);
+int cmd_tenet(umt_trace *t, const struct opts *o);
 int cmd_sql(umt_trace *t, const struct opts *o);
 
 /* ---- the index (index.c) --------------------------------------------------------- */
@@ -288,5 +313,15 @@ size_t reg_value_text(const uint8_t *data, const uint8_t *known, uint32_t n, cha
 
 /** The context map's name of @p reg in lower case (a static buffer). */
 const char *reg_lower_name(const umt_trace *t, int reg);
+/* ---- coverage (cmd_coverage.c, drcov.c) -------------------------------------------- */
+
+/** Module row @p module's Windows name, UTF-8, in @p buf ("" for -1 or unreadable). */
+const char *entry_name(const umt_trace *t, int64_t module, char *buf, size_t cap);
+
+/** Whether Windows path @p name is @p want: the whole path or its file name, any case. */
+bool module_name_matches(const char *name, const char *want);
+
+/** --drcov FILE: the coverage of @p ix in drcov format. @return an exit status. */
+int write_drcov(const umt_trace *t, const umt_index *ix, const struct opts *o);
 
 #endif
