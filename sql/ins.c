@@ -73,6 +73,29 @@ static int decoded_column(struct usql_cursor *c, sqlite3_context *ctx, uint64_t 
 	return SQLITE_OK;
 }
 
+/* The fields of the row's semantics, decoded from its code bytes (Zydis, umt_sem_get). */
+static int sem_column(struct usql_cursor *c, sqlite3_context *ctx, uint64_t ins_id, int field)
+{
+	umt_sem s;
+	int rc = umt_sem_get(c->t, ins_id, &s);
+	if (rc < 0)
+		return usql_result_fail(c, ctx, rc);
+	switch (field) {
+	case USQL_INS_ZYDIS_MNEMONIC: result_name(ctx, umt_sem_mnemonic_name(s.mnemonic)); break;
+	case USQL_INS_SEM_CATEGORY: result_name(ctx, umt_sem_category_name(s.category)); break;
+	case USQL_INS_ZYDIS_CATEGORY:
+		result_name(ctx, umt_sem_zydis_category_name(s.zydis_category));
+		break;
+	default:
+		if (s.flags & UMT_SEM_F_TARGET)
+			sqlite3_result_int64(ctx, (sqlite3_int64)s.target);
+		else
+			sqlite3_result_null(ctx);
+		break;
+	}
+	return SQLITE_OK;
+}
+
 int usql_ins_column(struct usql_cursor *c, sqlite3_context *ctx, uint64_t ins_id, int field)
 {
 	const umt_ins_rec *row;
@@ -106,6 +129,11 @@ int usql_ins_column(struct usql_cursor *c, sqlite3_context *ctx, uint64_t ins_id
 		                          : field == USQL_INS_TYPE  ? row->Type
 		                                                    : row->CSis64Bits);
 		return SQLITE_OK;
+	case USQL_INS_ZYDIS_MNEMONIC:
+	case USQL_INS_SEM_CATEGORY:
+	case USQL_INS_ZYDIS_CATEGORY:
+	case USQL_INS_TARGET:
+		return sem_column(c, ctx, ins_id, field);
 	default:
 		return decoded_column(c, ctx, ins_id, field);
 	}

@@ -311,7 +311,11 @@ enum usql_ins_field {
 	USQL_INS_FORM,        /* its name */
 	USQL_INS_OPERANDS,    /* ExpCount */
 	USQL_INS_LC_SIZE,     /* LCSize */
-	USQL_INS_FLAGS        /* decodedIns Flags */
+	USQL_INS_FLAGS,       /* decodedIns Flags */
+	USQL_INS_ZYDIS_MNEMONIC, /* umt_sem_get(): Zydis's mnemonic name */
+	USQL_INS_SEM_CATEGORY,   /* its umt_sem_category name (call, ret, jmp...) */
+	USQL_INS_ZYDIS_CATEGORY, /* Zydis's category name */
+	USQL_INS_TARGET          /* a relative branch's destination, else NULL */
 };
 
 /** Field @p field of instruction row @p ins_id as the column's value (errors as the value's). */

@@ -7,7 +7,8 @@
  *     the C API (names from the trace's own XED headers);
  *   - counts per type and thread, thread and ID constraints together,
  *     joins of records with instructions and modules;
- *   - operands against umt_operand_*;
+ *   - operands against umt_operand_*; the instructions' semantics (Zydis)
+ *     against umt_sem_get();
  *   - accesses to random ranges, from the index and from the records, against
  *     a brute-force list of every access (the index.h definition written out
  *     in sqlcheck.c); mem() against umt_mem_at() and the truth's memory;
@@ -726,13 +727,55 @@ static void test_mem(void **state)
 	}
 }
 
+/* ---- instruction semantics (Zydis) -------------------------------------------------------- */
+
+static void check_name(sqlite3_stmt *st, int i, const char *want)
+{
+	if (want == NULL)
+		assert_int_equal(sqlite3_column_type(st, i), SQLITE_NULL);
+	else
+		assert_string_equal((const char *)sqlite3_column_text(st, i), want);
+}
+
+/* Every row's zydis_mnemonic, sem_category, zydis_category and target against umt_sem_get(). */
+static void test_sem(void **state)
+{
+	(void)state;
+	const struct gentrace *gs[] = {&g64, &g32};
+	for (int k = 0; k < 2; k++) {
+		const struct gentrace *g = gs[k];
+		sqlite3 *db = db_open(g);
+		sqlite3_stmt *st = db_prepare(db, "SELECT id, zydis_mnemonic, sem_category, "
+		                                  "zydis_category, target FROM instructions");
+		uint64_t n = 0, targets = 0;
+		for (; sqlite3_step(st) == SQLITE_ROW; n++) {
+			umt_sem s;
+			assert_int_equal((uint64_t)sqlite3_column_int64(st, 0), n);
+			assert_int_equal(umt_sem_get(g->t, n, &s), 0);
+			check_name(st, 1, umt_sem_mnemonic_name(s.mnemonic));
+			check_name(st, 2, umt_sem_category_name(s.category));
+			check_name(st, 3, umt_sem_zydis_category_name(s.zydis_category));
+			if (s.flags & UMT_SEM_F_TARGET) {
+				col_int(st, 4, (int64_t)s.target);
+				targets++;
+			} else {
+				col_null(st, 4);
+			}
+		}
+		assert_int_equal(n, umt_ins_count(g->t));
+		assert_true(targets > 0);
+		sqlite3_finalize(st);
+		sqlite3_close(db);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_records),   cmocka_unit_test(test_numbered_tables),
 		cmocka_unit_test(test_counts),    cmocka_unit_test(test_joins),
 		cmocka_unit_test(test_operands),  cmocka_unit_test(test_accesses),
-		cmocka_unit_test(test_mem),
+		cmocka_unit_test(test_mem),       cmocka_unit_test(test_sem),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
