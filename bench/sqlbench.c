@@ -143,7 +143,7 @@ static uint64_t c_count_instructions(const umt_trace *t)
 
 static struct stats time_sql_count(sqlite3 *db, const char *sql, int64_t want, double rows)
 {
-	double v[64];
+	double v[64] = {0};
 	for (int r = 0; r < cfg.runs; r++) {
 		double t0 = now();
 		int64_t got = single(db, sql);
@@ -159,7 +159,7 @@ static struct stats time_sql_count(sqlite3 *db, const char *sql, int64_t want, d
 
 static void bench_scan(const umt_trace *t, sqlite3 *db, struct stats *sql_out)
 {
-	double v[64], n = (double)umt_exec_count(t);
+	double v[64] = {0}, n = (double)umt_exec_count(t);
 	uint64_t want = 0;
 	for (int r = 0; r < cfg.runs; r++) {
 		double t0 = now();
@@ -192,7 +192,7 @@ static uint64_t *random_ids(uint64_t n, int count)
 static struct stats time_sql_lookups(sqlite3 *db, const char *sql, const uint64_t *ids)
 {
 	sqlite3_stmt *st = prepare(db, sql);
-	double v[64];
+	double v[64] = {0};
 	uint64_t acc = 0;
 	for (int r = 0; r < cfg.runs; r++) {
 		double t0 = now();
@@ -210,7 +210,7 @@ static struct stats time_sql_lookups(sqlite3 *db, const char *sql, const uint64_
 
 static struct stats time_c_lookups(const umt_trace *t, const uint64_t *ids)
 {
-	double v[64];
+	double v[64] = {0};
 	uint64_t acc = 0;
 	for (int r = 0; r < cfg.runs; r++) {
 		double t0 = now();
@@ -248,12 +248,16 @@ static void bench_lookup(const umt_trace *t, sqlite3 *db, const uint64_t *ids)
 /* Ranges of 64 bytes around the address of an access of random records. */
 static int64_t *pick_ranges(const umt_trace *t, sqlite3 *db)
 {
-	int64_t *lo = malloc((size_t)cfg.ranges * sizeof *lo);
+	int64_t *lo = calloc((size_t)cfg.ranges, sizeof *lo);
 	sqlite3_stmt *st = prepare(db, "SELECT address FROM accesses WHERE id >= ? LIMIT 1");
 	uint64_t s = 0x2545f4914f6cdd1dULL;
 	if (lo == NULL)
 		exit(1);
-	for (int i = 0; i < cfg.ranges;) {
+	for (int i = 0, tries = 0; i < cfg.ranges; tries++) {
+		if (tries > 100 * cfg.ranges) {
+			fprintf(stderr, "sqlbench: %s: too few memory accesses for ranges\n", cfg.trace);
+			exit(1);
+		}
 		sqlite3_bind_int64(st, 1, (sqlite3_int64)(rnd(&s) % umt_exec_count(t)));
 		if (sqlite3_step(st) == SQLITE_ROW)
 			lo[i++] = sqlite3_column_int64(st, 0) & ~(int64_t)63;
@@ -438,28 +442,42 @@ static void usage(void)
 	exit(2);
 }
 
+/* A count option's value: a decimal number from 1 on. */
+static int number(const char *v)
+{
+	char *end;
+	long n = strtol(v, &end, 10);
+	if (*v == '\0' || *end != '\0' || n < 1 || n > 1000000000)
+		usage();
+	return (int)n;
+}
+
 static void parse(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--smoke"))
+		if (!strcmp(a, "--smoke")) {
 			cfg.smoke = 1, cfg.runs = 1, cfg.lookups = 1000, cfg.ranges = 5;
-		else if (!strcmp(a, "--no-native"))
+			continue;
+		}
+		if (!strcmp(a, "--no-native")) {
 			cfg.native = 0;
-		else if (v == NULL)
+			continue;
+		}
+		if (v == NULL)
 			usage();
-		else if (!strcmp(a, "--trace"))
+		if (!strcmp(a, "--trace"))
 			cfg.trace = v, i++;
 		else if (!strcmp(a, "--index"))
 			cfg.index = v, i++;
 		else if (!strcmp(a, "--tmp"))
 			cfg.tmp = v, i++;
 		else if (!strcmp(a, "--runs"))
-			cfg.runs = atoi(v), i++;
+			cfg.runs = number(v), i++;
 		else if (!strcmp(a, "--lookups"))
-			cfg.lookups = atoi(v), i++;
+			cfg.lookups = number(v), i++;
 		else if (!strcmp(a, "--ranges"))
-			cfg.ranges = atoi(v), i++;
+			cfg.ranges = number(v), i++;
 		else
 			usage();
 	}

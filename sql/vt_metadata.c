@@ -24,7 +24,7 @@ static int column(struct usql_cursor *c, sqlite3_context *ctx, int col)
 {
 	uint64_t id = ((struct usql_rows *)c)->id;
 	const umt_meta *m;
-	const char *path, *text;
+	const char *path = "", *text = "";
 	int rc = umt_trace_meta(c->t, &m);
 	if (rc == 0)
 		rc = umt_meta_leaf(m, (size_t)id, &path, &text);
