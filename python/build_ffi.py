@@ -30,7 +30,8 @@ def library_sources():
     m = re.search(r"set\(UMT_SOURCES\s+(.*?)\)", text, re.S)
     if not m:
         raise RuntimeError(f"{ROOT}/CMakeLists.txt: no set(UMT_SOURCES ...) list")
-    return [os.path.join(ROOT, s) for s in m.group(1).split()]
+    # once each, as CMake takes them (a file listed twice would be linked twice)
+    return [os.path.join(ROOT, s) for s in dict.fromkeys(m.group(1).split())]
 
 
 def pkg_config(*args):
@@ -45,7 +46,7 @@ def pkg_config(*args):
 
 def declarations():
     """The cdef: the reader, the index, then the extension's helpers."""
-    files = [os.path.join(HERE, "cdef", n) for n in ("reader.h", "index.h", "registers.h", "ext.h")]
+    files = [os.path.join(HERE, "cdef", n) for n in ("reader.h", "index.h", "registers.h", "coverage.h", "ext.h")]
     return "\n".join(open(f, encoding="utf-8").read() for f in files)
 
 

@@ -471,7 +471,9 @@ static void umtgen(const char *args, const char *out)
 {
 	const char *gen = getenv("UMTGEN") ? getenv("UMTGEN") : "../tools/umtgen/umtgen";
 	char cmd[4096];
-	snprintf(cmd, sizeof cmd, "%s --quiet %s %s", gen, args, out);
+	int n = snprintf(cmd, sizeof cmd, "%s --quiet %s %s", gen, args, out);
+	if (n < 0 || (size_t)n >= sizeof cmd)
+		fail_msg("umtgen command too long");
 	if (system(cmd) != 0)
 		fail_msg("%s failed", cmd);
 }

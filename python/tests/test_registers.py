@@ -92,3 +92,22 @@ def test_errors(regs):
         ix.origin(10)
     with pytest.raises(umtrace.InvalidError):
         ix.origin(10, address=0x1000, length=0)
+
+
+def test_coverage_equals_umtdump(tools, regs):
+    want = tools.json("--index", regs["dir"], "coverage", regs["trace"])
+    cov = regs["ix"].coverage()
+    df = cov.to_pandas()
+    got = [(None if m is None else m, None if i < 0 else int(i), int(a), int(e))
+           for m, i, a, e in zip(df["module"], df["module_id"], df["addresses"],
+                                 df["executions"])]
+    # umtdump lists the entries that executed something
+    assert [g for g in got if g[3]] == [(w["module"], w["module_id"], w["addresses"],
+                                         w["executions"]) for w in want]
+    cols = regs["t"].columns(fields=("type",))
+    assert int(cov["executions"].sum()) == int((cols["type"] == umtrace.RecType.INSTRUCTION).sum())
+    for entry in range(len(cov)):
+        addrs = regs["ix"].coverage_addresses(entry)
+        assert len(addrs) == cov["addresses"][entry]
+        assert int(addrs["executions"].sum()) == cov["executions"][entry]
+        assert (addrs["address"][1:] > addrs["address"][:-1]).all()

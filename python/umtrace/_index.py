@@ -1,12 +1,13 @@
 """The index of a trace (index.h): building it with progress, opening it,
 checking it. The queries are families bound to ``Index`` below, one module
 each: _memory.py (history, mem), _registers.py (state, reg_history,
-origin). A later family (calls: calls, stack, coverage) is a module of the
+origin), _coverage.py (coverage, coverage_addresses). A later family
+(calls: calls, stack) is a module of the
 same shape, its cdef file in python/cdef/, and one line here per method.
 """
 import os
 
-from . import _memory, _registers
+from . import _coverage, _memory, _registers
 from ._callbacks import Listener
 from ._core import struct_dict
 from ._errors import ClosedError, check
@@ -29,7 +30,8 @@ class Index:
     ``directory``, ``info`` (format version, pages, postings, accesses,
     bytes), ``build_stats`` (after a build), ``verify()``, ``close()``, a
     context manager; queries: ``history()``, ``mem()`` (memory),
-    ``state()``, ``reg_history()``, ``origin()`` (registers)."""
+    ``state()``, ``reg_history()``, ``origin()`` (registers),
+    ``coverage()``, ``coverage_addresses()``."""
 
     # ---- query families (one module each) ----
     history = _memory.history
@@ -37,6 +39,8 @@ class Index:
     state = _registers.state
     reg_history = _registers.reg_history
     origin = _registers.origin
+    coverage = _coverage.coverage
+    coverage_addresses = _coverage.coverage_addresses
 
     def __init__(self, core, ptr, directory, build_stats=None):
         self._core = core

@@ -5,7 +5,7 @@
  * of its own listed in the header's file table, eight counts in the
  * header's info block of its bit, and is opened, closed and verified with
  * the index. A section is a table of hooks here; its code is a file of
- * src/index/ (one per section), registered in section.c.
+ * src/index/ (one per section), registered in sections.c.
  *
  * Building. The scan cuts the records into ranges (ranges are in record
  * order; any thread may scan any range). The ranges depend only on the
