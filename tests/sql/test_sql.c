@@ -112,7 +112,9 @@ static void module_file(const umt_trace *t, uint64_t id, char *buf, size_t cap)
 	for (const char *p = path; *p; p++)
 		if (*p == '\\' || *p == '/')
 			s = p + 1;
-	snprintf(buf, cap, "%s", s);
+	size_t n = strlen(s) < cap - 1 ? strlen(s) : cap - 1; /* cap >= 1: the callers' arrays */
+	memcpy(buf, s, n);
+	buf[n] = '\0';
 }
 
 /* ---- records ----------------------------------------------------------------------------- */
@@ -120,7 +122,7 @@ static void module_file(const umt_trace *t, uint64_t id, char *buf, size_t cap)
 /* The instruction columns of records (ins_id .. module) for record @p r. */
 static void check_ins_columns(const struct gentrace *g, sqlite3_stmt *st, const umt_rec *r)
 {
-	int64_t ins;
+	int64_t ins = -1;
 	if (umt_rec_ins(r, &ins, NULL, NULL) < 0) {
 		for (int i = 6; i <= 11; i++)
 			col_null(st, i);
@@ -405,7 +407,7 @@ static void test_joins(void **state)
 	umt_rec r;
 	assert_int_equal(umt_exec_iter_init(&it, g64.t, 0, UINT64_MAX), 0);
 	while (umt_exec_iter_next(&it, &r) > 0) {
-		int64_t ins;
+		int64_t ins = -1;
 		uint64_t mod;
 		if (umt_rec_ins(&r, &ins, NULL, NULL) == 0)
 			per[umt_ins_module(g64.t, (uint64_t)ins, &mod) == 0 ? mod : nmod]++;
