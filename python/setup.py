@@ -52,7 +52,7 @@ setup(
     name="umtrace",
     version=version(),
     description="UMTracer execution traces for analysts: libumtrace with numpy views in place",
-    packages=["umtrace"],
+    packages=["umtrace", "umtrace.dask"],
     python_requires=">=3.9",
     install_requires=["numpy", "cffi>=1.15"],
     extras_require={"pandas": ["pandas"]},

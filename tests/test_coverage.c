@@ -467,17 +467,6 @@ static void check_brute_force(const umt_trace *t, const umt_index *ix)
 	free(h);
 }
 
-static void umtgen(const char *args, const char *out)
-{
-	const char *gen = getenv("UMTGEN") ? getenv("UMTGEN") : "../tools/umtgen/umtgen";
-	char cmd[4096];
-	int n = snprintf(cmd, sizeof cmd, "%s --quiet %s %s", gen, args, out);
-	if (n < 0 || (size_t)n >= sizeof cmd)
-		fail_msg("umtgen command too long");
-	if (system(cmd) != 0)
-		fail_msg("%s failed", cmd);
-}
-
 static void test_generated(void **state)
 {
 	(void)state;
@@ -487,7 +476,7 @@ static void test_generated(void **state)
 	};
 	for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) {
 		char *dir = fx_tmpdir(), *tr = path_in(dir, "t"), *ix_dir = path_in(dir, "i");
-		umtgen(args[i], tr);
+		fx_umtgen(tr, args[i]);
 		umt_trace *t = fx_must_open_dir(tr);
 		umt_index *ix = build_open(t, ix_dir, 2, 0, UMT_INDEX_SECTIONS_ALL);
 		check_brute_force(t, ix);
@@ -575,7 +564,7 @@ static void test_truth(void **state)
 		char *dir = fx_tmpdir(), *tr = path_in(dir, "t"), *ix_dir = path_in(dir, "i"),
 		     *truth = path_in(dir, "truth.jsonl"), cmd[9000];
 		snprintf(cmd, sizeof cmd, "--records 30K %s --truth %s", args[i], truth);
-		umtgen(cmd, tr);
+		fx_umtgen(tr, cmd);
 		check_truth_file(tr, truth, ix_dir);
 		fx_rmtree(dir);
 		free(dir), free(tr), free(ix_dir), free(truth);

@@ -234,15 +234,6 @@ static char *tmp_path(const char *dir, const char *name)
 	return p;
 }
 
-static void umtgen(const char *out, const char *args)
-{
-	const char *gen = getenv("UMTGEN") ? getenv("UMTGEN") : "../tools/umtgen/umtgen";
-	char cmd[4096];
-	snprintf(cmd, sizeof cmd, "%s --quiet %s %s", gen, args, out);
-	if (system(cmd) != 0)
-		fail_msg("%s failed", cmd);
-}
-
 static umt_index *build_open(umt_trace *t, const char *dir, unsigned threads, uint64_t memory)
 {
 	return fx_must_build_index(t, dir, threads, memory, UMT_INDEX_SECTIONS_ALL);
@@ -572,7 +563,7 @@ static void test_same_bytes(void **state)
 {
 	(void)state;
 	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t");
-	umtgen(trace, "--records 200000 --threads 5 --seed 21");
+	fx_umtgen(trace, "--records 200000 --threads 5 --seed 21");
 	umt_trace *t = fx_must_open_dir(trace);
 	static const struct { unsigned threads; uint64_t memory; const char *name; } builds[] = {
 		{1, 0, "i1"}, {2, 0, "i2"}, {2, 1u << 20, "i2tiny"}, {3, 1u << 20, "i3tiny"},
@@ -805,7 +796,7 @@ static void test_damaged(void **state)
 	free_probes(&pr);
 	free(b.a);
 	/* a generated trace: long lists, skip entries */
-	umtgen(trace, "--records 6000 --threads 2 --seed 31");
+	fx_umtgen(trace, "--records 6000 --threads 2 --seed 31");
 	t = fx_must_open_dir(trace);
 	bf_load(t, &b);
 	ix = build_open(t, idx, 1, 0);
@@ -893,7 +884,7 @@ static void test_parts_same_bytes(void **state)
 {
 	(void)state;
 	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t"), *local = tmp_path(dir, "local");
-	umtgen(trace, "--records 200000 --threads 5 --seed 21");
+	fx_umtgen(trace, "--records 200000 --threads 5 --seed 21");
 	umt_trace *t = fx_must_open_dir(trace);
 	umt_index_build_stats ls, ps, ms;
 	umt_index_build_options o;
@@ -939,8 +930,8 @@ static void test_parts_errors(void **state)
 	(void)state;
 	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t"), *other = tmp_path(dir, "o");
 	char *idx = tmp_path(dir, "i");
-	umtgen(trace, "--records 3000 --threads 2 --seed 5");
-	umtgen(other, "--records 3000 --threads 2 --seed 6");
+	fx_umtgen(trace, "--records 3000 --threads 2 --seed 5");
+	fx_umtgen(other, "--records 3000 --threads 2 --seed 6");
 	umt_trace *t = fx_must_open_dir(trace), *u = fx_must_open_dir(other);
 	fx_expect_error(umt_index_build_part(t, idx, 2, 2, NULL, NULL), UMT_E_INVAL, "invalid argument", NULL);
 	fx_expect_error(umt_index_build_part(t, idx, 0, 0, NULL, NULL), UMT_E_INVAL, "invalid argument", NULL);
@@ -1192,7 +1183,7 @@ static void check_truth(const char *args)
 	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t"), *idx = tmp_path(dir, "i");
 	char *truth = tmp_path(dir, "truth.jsonl"), gen_args[512];
 	snprintf(gen_args, sizeof gen_args, "%s --truth %s", args, truth);
-	umtgen(trace, gen_args);
+	fx_umtgen(trace, gen_args);
 	umt_trace *t = fx_must_open_dir(trace);
 	umt_index *ix = build_open(t, idx, 2, 0);
 	FILE *f = fopen(truth, "r");
@@ -1231,7 +1222,7 @@ static void test_truth(void **state)
 static void check_generated(const char *args, unsigned rounds)
 {
 	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t"), *idx = tmp_path(dir, "i");
-	umtgen(trace, args);
+	fx_umtgen(trace, args);
 	umt_trace *t = fx_must_open_dir(trace);
 	struct bf b;
 	bf_load(t, &b);

@@ -238,15 +238,6 @@ static char *tmp_path(const char *dir, const char *name)
 	return p;
 }
 
-static void umtgen(const char *out, const char *args)
-{
-	const char *gen = getenv("UMTGEN") ? getenv("UMTGEN") : "../tools/umtgen/umtgen";
-	char cmd[4096];
-	snprintf(cmd, sizeof cmd, "%s --quiet %s %s", gen, args, out);
-	if (system(cmd) != 0)
-		fail_msg("%s failed", cmd);
-}
-
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static uint64_t rnd(void)
 {
@@ -624,7 +615,7 @@ static void test_states_generated(void **state)
 		"--records 30000 --threads 3 --seed 44 --code32",
 	};
 	for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) {
-		umtgen(trace, args[i]);
+		fx_umtgen(trace, args[i]);
 		check_trace(trace, 400);
 		fx_rmtree(trace);
 	}
@@ -688,7 +679,7 @@ static void check_truth(const char *args)
 	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t"), *idx = tmp_path(dir, "i");
 	char *truth = tmp_path(dir, "truth.jsonl"), gen_args[512];
 	snprintf(gen_args, sizeof gen_args, "%s --truth %s", args, truth);
-	umtgen(trace, gen_args);
+	fx_umtgen(trace, gen_args);
 	umt_trace *t = fx_must_open_dir(trace);
 	umt_index *ix = fx_must_build_index(t, idx, 2, 0, UMT_INDEX_SECTIONS_ALL);
 	umt_state st;

@@ -17,8 +17,9 @@
 #        (.cppcheck/suppressions.txt, .clang-tidy);
 #     7. the Python package (python/, docs/python.md): a fresh pip install into
 #        a temporary directory with Debian's python3, and its tests (pytest)
-#        against the tools of build/release; then the corrupt-trace,
-#        lifetime and thread tests against a build with ASan + UBSan.
+#        against the tools of build/release (test_dask.py among them: a Dask
+#        scheduler and two workers on 127.0.0.1, about 80 s); then the
+#        corrupt-trace, lifetime and thread tests against a build with ASan + UBSan.
 #   Each step says what it runs; the first failure stops with a non-zero status.
 #   Build trees go to build/asan, build/release, build/tsan and build/clang.
 set -eu
@@ -32,7 +33,7 @@ TEST_PACKAGES="clang libclang-rt-dev cppcheck clang-tidy sqlite3"
 # For the Python package: Debian's interpreter and its packages (its tests
 # run with /usr/bin/python3, which sees them; a pyenv or venv python3 does not).
 PYTHON_PACKAGES="python3-dev python3-cffi python3-numpy python3-setuptools python3-pip
-python3-pytest python3-pandas python3-matplotlib"
+python3-pytest python3-pandas python3-matplotlib python3-distributed python3-dask"
 
 install_missing() {
 	missing=""

@@ -17,6 +17,10 @@ typedef struct {
 } umt_index_build_stats;
 int umt_index_build(const umt_trace *t, const char *dir, const umt_index_build_options *o,
                     umt_index_build_stats *stats);
+int umt_index_build_part(const umt_trace *t, const char *dir, unsigned part, unsigned parts,
+                         const umt_index_build_options *o, umt_index_build_stats *stats);
+int umt_index_build_merge(const umt_trace *t, const char *dir, unsigned parts,
+                          const umt_index_build_options *o, umt_index_build_stats *stats);
 int umt_index_open(const umt_trace *t, const char *dir, umt_index **out);
 void umt_index_close(umt_index *ix);
 typedef struct {

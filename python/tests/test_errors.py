@@ -89,7 +89,7 @@ def test_bad_instruction_id_in_columns(bad_traces):
     with umtrace.open(bad_traces["insid"]) as t:
         c = t.columns(fields=("ins_id", "address", "mnemonic", "module"))
         assert (c["ins_id"][2], c["address"][2], c["mnemonic"][2], c["module"][2]) == \
-            (99, 0, -1, -1)
+            (99999, 0, -1, -1)
 
 
 def test_missing_trace_xml_is_no_error(bad_traces):

@@ -5,6 +5,7 @@ origin), _coverage.py (coverage, coverage_addresses). A later family
 (calls: calls, stack) is a module of the
 same shape, its cdef file in python/cdef/, and one line here per method.
 """
+import functools
 import os
 
 from . import _coverage, _memory, _registers
@@ -98,9 +99,8 @@ def open_index(core, directory):
     return Index(core, ix[0], directory)
 
 
-def build_index(core, directory, threads, memory, progress):
-    """Builds the index of @core's trace into @directory and opens it: see Trace.build_index()."""
-    directory = default_dir(core.path) if directory is None else os.fspath(directory)
+def _build_options(threads, memory, progress):
+    """The umt_index_build_options of a build, and the Listener of @progress."""
     listener = Listener(progress)
     o = ffi.new("umt_index_build_options *")
     lib.umt_index_build_options_init(o)
@@ -109,10 +109,41 @@ def build_index(core, directory, threads, memory, progress):
         o.memory = memory
     o.on_progress = lib.umtpy_on_index_progress if progress else ffi.NULL
     o.ctx = listener.handle
+    return o, listener
+
+
+def _built(call, directory, threads, memory, progress, *args):
+    """Runs the build @call(directory, *args, options, stats); returns its stats."""
+    o, listener = _build_options(threads, memory, progress)
     stats = ffi.new("umt_index_build_stats *")
-    rc = lib.umt_index_build(core.t, os.fsencode(directory), o, stats)
+    rc = call(os.fsencode(directory), *args, o, stats)
     listener.raise_pending()
     check(rc)
+    return struct_dict(stats)
+
+
+def build_index(core, directory, threads, memory, progress):
+    """Builds the index of @core's trace into @directory and opens it: see Trace.build_index()."""
+    directory = default_dir(core.path) if directory is None else os.fspath(directory)
+    stats = _built(functools.partial(lib.umt_index_build, core.t), directory, threads, memory,
+                   progress)
     ix = open_index(core, directory)
-    ix.build_stats = struct_dict(stats)
+    ix.build_stats = stats
+    return ix
+
+
+def build_index_part(core, directory, part, parts, threads, memory, progress):
+    """Builds part @part of @parts of the index: see Trace.build_index_part()."""
+    directory = default_dir(core.path) if directory is None else os.fspath(directory)
+    return _built(functools.partial(lib.umt_index_build_part, core.t), directory, threads,
+                  memory, progress, part, parts)
+
+
+def merge_index_parts(core, directory, parts, threads, memory, progress):
+    """Makes the index from its @parts parts and opens it: see Trace.merge_index_parts()."""
+    directory = default_dir(core.path) if directory is None else os.fspath(directory)
+    stats = _built(functools.partial(lib.umt_index_build_merge, core.t), directory, threads,
+                   memory, progress, parts)
+    ix = open_index(core, directory)
+    ix.build_stats = stats
     return ix

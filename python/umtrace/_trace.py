@@ -72,7 +72,7 @@ class Trace:
     Rows needing more than a view: ``ins(i)``, ``syscall(i)``,
     ``module_name(i)``. Facts: ``info``, ``counts``, ``metadata``,
     ``registers``, ``reg_name()``, ``names``. Checks: ``verify()``.
-    Index: ``index()``, ``build_index()``.
+    Index: ``index()``, ``build_index()``, ``build_index_part()``, ``merge_index_parts()``.
 
     Lifetimes: ``close()`` (or leaving the ``with`` block) ends this object's
     use; views, records and indexes taken from it stay valid and keep the
@@ -365,3 +365,25 @@ class Trace:
         (the progress callback takes it). An exception raised by @progress
         is raised once the build has finished."""
         return _index.build_index(self._core, dir, threads, memory, progress)
+
+    def build_index_part(self, part, parts, dir=None, threads=0, memory=None,  # noqa: A002
+                         progress=None):
+        """Builds part @part of @parts of the trace's index into @dir
+        (default: default_index_dir()), for a build shared by processes or
+        machines that see @dir at the same path (umt_index_build_part()):
+        the sorted postings of the part's share of the record ranges,
+        committed atomically as DIR/parts/K-of-N/part; building a part
+        again replaces it. Returns the part's figures (records, accesses,
+        postings, index_bytes: the part file's size, ...). @threads,
+        @memory, @progress as build_index(). Then merge_index_parts()."""
+        return _index.build_index_part(self._core, dir, part, parts, threads, memory, progress)
+
+    def merge_index_parts(self, parts, dir=None, threads=0, memory=None,  # noqa: A002
+                          progress=None):
+        """Makes the index in @dir from the @parts parts build_index_part()
+        wrote there (each checked as untrusted data), commits it atomically,
+        removes the parts and opens the index (umt_index_build_merge(): the
+        same bytes as build_index()). Raises ``MissingError`` (a part was
+        not built: the message names its file), ``IncompleteError``,
+        ``StaleError`` (a part of another trace), ``CorruptError``."""
+        return _index.merge_index_parts(self._core, dir, parts, threads, memory, progress)
