@@ -5,7 +5,7 @@
  *   ixbench --trace DIR [--tmp DIR] [--runs N] [--queries N] [--memory MiB]
  *           [--sections all|memory]
  *           [--only build,sections,rss,parts,size,query,cold,sqlite,regsize,state,regchange,
- *            origin]
+ *            origin,callsize,stack,callsto]
  *           [--index DIR] [--smoke]
  *
  *   build  the index on 1 and 2 threads against a scan that only extracts
@@ -30,6 +30,7 @@
  *   sqlite the same accesses in an SQLite table indexed on (address, record):
  *          load time, size, and the last-write query (needs SQLite)
  *   regsize, state, regchange, origin: the registers (ixregs.c)
+ *   callsize, stack, callsto: the calls (ixcalls.c)
  *
  * --sections says what the other builds make (default all). The index is
  * built into --tmp (default $TMPDIR or /tmp), or with --index DIR an index
@@ -182,15 +183,6 @@ static double build(umt_trace *t, const char *dir, unsigned threads, umt_index_b
 	return build_of(t, dir, threads, cfg.sections, s);
 }
 
-/* The CPU seconds (user and system, every thread) of this process so far. */
-static double cpu_seconds(void)
-{
-	struct rusage ru;
-	getrusage(RUSAGE_SELF, &ru);
-	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-}
-
 /*
  * What coverage adds to a build: memory and coverage against memory alone
  * (the registers, measured by --only regsize, left out of both), runs
@@ -203,12 +195,12 @@ static void bench_sections(umt_trace *t, const char *dir)
 	umt_index_build_stats s;
 	for (int r = 0; r < cfg.runs; r++)
 		for (unsigned th = 1; th <= 2; th++) {
-			double c0 = cpu_seconds();
+			double c0 = ixb_cpu_seconds();
 			m[th - 1][r] = build_of(t, dir, th, UMT_INDEX_SECTION_MEMORY, &s);
-			double c1 = cpu_seconds();
+			double c1 = ixb_cpu_seconds();
 			a[th - 1][r] = build_of(t, dir, th, UMT_INDEX_SECTION_MEMORY | UMT_INDEX_SECTION_COVERAGE, &s);
 			mc[th - 1][r] = c1 - c0;
-			ac[th - 1][r] = cpu_seconds() - c1;
+			ac[th - 1][r] = ixb_cpu_seconds() - c1;
 		}
 	double rec = (double)umt_exec_count(t) / 1e6;
 	for (unsigned th = 1; th <= 2; th++) {
@@ -622,7 +614,7 @@ static void usage(void)
 	fprintf(stderr, "usage: ixbench --trace DIR [--tmp DIR] [--runs N] [--queries N] "
 	                "[--memory MiB] [--sections all|memory]\n"
 	                "  [--only build,sections,rss,parts,size,query,cold,sqlite,regsize,state,regchange,\n"
-	                "   origin]\n"
+	                "   origin,callsize,stack,callsto]\n"
 	                "  [--index DIR] [--smoke]\n");
 	exit(2);
 }
@@ -711,6 +703,7 @@ int main(int argc, char **argv)
 #endif
 	struct ixb regs = {cfg.trace, cfg.tmp, cfg.runs, cfg.queries};
 	ixbench_regs(&regs, t, ix);
+	ixbench_calls(&regs, t, ix);
 	umt_index_close(ix);
 	umt_trace_close(t);
 	free(p);

@@ -57,21 +57,6 @@ static void fail(const char *what)
 
 /* ---- size and build time -------------------------------------------------------------- */
 
-static double build(umt_trace *t, const char *dir, unsigned threads, uint64_t sections,
-                    uint64_t *bytes)
-{
-	umt_index_build_options o;
-	umt_index_build_options_init(&o);
-	o.threads = threads;
-	o.sections = sections;
-	umt_index_build_stats s;
-	double t0 = now();
-	if (umt_index_build(t, dir, &o, &s) < 0)
-		fail("build");
-	*bytes = s.index_bytes;
-	return now() - t0;
-}
-
 static void bench_regsize(const struct ixb *b, umt_trace *t)
 {
 	char dir[4200];
@@ -80,9 +65,10 @@ static void bench_regsize(const struct ixb *b, umt_trace *t)
 		double with[16], without[16];
 		uint64_t bw = 0, bo = 0;
 		for (int r = 0; r < b->runs; r++) { /* alternated: both see the same load */
-			without[r] = build(t, dir, threads, UMT_INDEX_SECTION_MEMORY, &bo);
-			with[r] = build(t, dir, threads, UMT_INDEX_SECTION_MEMORY | UMT_INDEX_SECTION_REGISTERS,
-			                &bw); /* the registers alone: other sections have their own entries */
+			without[r] = ixb_build(t, dir, threads, UMT_INDEX_SECTION_MEMORY, &bo);
+			with[r] = ixb_build(t, dir, threads,
+			                    UMT_INDEX_SECTION_MEMORY | UMT_INDEX_SECTION_REGISTERS,
+			                    &bw); /* the registers alone: other sections have their own entries */
 		}
 		double mw = median(with, (size_t)b->runs), mo = median(without, (size_t)b->runs);
 		char what[80];

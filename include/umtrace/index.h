@@ -12,6 +12,10 @@
  *   7. Registers of a thread at a record: umt_state_at()
  *   8. A register's history: umt_reg_history_open()
  *   9. Where a value came from: umt_origin_open()
+ *  10. Coverage: executed instructions per module
+ *  11. Calls: how calls and returns are matched, umt_calls_open()
+ *  12. The call stack at a record: umt_stack_at()
+ *  13. Arguments and return values of a call: umt_call_args()
  *
  * Conventions are those of umtrace.h (its preamble): 0 or positive on
  * success, a negative UMT_E_* code with a message naming the file and the
@@ -114,11 +118,13 @@ enum umt_index_phase {
 enum umt_index_section {
 	UMT_INDEX_SECTION_MEMORY = 1u << 0,    /**< memory history and contents (always built) */
 	UMT_INDEX_SECTION_REGISTERS = 1u << 1, /**< register checkpoints: sections 7-9 */
+	UMT_INDEX_SECTION_CALLS = 1u << 2,     /**< calls and their returns: sections 11-13 */
 	UMT_INDEX_SECTION_COVERAGE = 1u << 3   /**< executed instructions per module: section 10 */
 };
 /** Every part this library builds. */
-#define UMT_INDEX_SECTIONS_ALL \
-	(UMT_INDEX_SECTION_MEMORY | UMT_INDEX_SECTION_REGISTERS | UMT_INDEX_SECTION_COVERAGE)
+#define UMT_INDEX_SECTIONS_ALL                                                          \
+	(UMT_INDEX_SECTION_MEMORY | UMT_INDEX_SECTION_REGISTERS | UMT_INDEX_SECTION_CALLS | \
+	 UMT_INDEX_SECTION_COVERAGE)
 
 /** Options of umt_index_build(); start from umt_index_build_options_init(). */
 typedef struct umt_index_build_options {
@@ -639,6 +645,248 @@ typedef int (*umt_coverage_diff_fn)(const umt_coverage_delta *d, void *ctx);
  */
 UMT_API int umt_coverage_diff(const umt_index *a, const umt_index *b, umt_coverage_diff_fn fn,
                               void *ctx);
+
+/* ==== 11. Calls ============================================================ */
+/* (section owner: src/index/calls*.c) */
+
+/*
+ * The calls section of the index (built with the memory postings, in the
+ * same scan): every call of every thread, with the ret that returned to it,
+ * its depth and its parent. A call or a ret is an instruction record whose
+ * row's semantics (umt_sem_get(), section 7b of umtrace.h) are UMT_SEM_CALL
+ * or UMT_SEM_RET.
+ *
+ * THE MATCHING RULE. Frames are matched by their stack slot, never by
+ * counting:
+ *   - a call pushes its return address to a stack slot: the lowest address
+ *     of its memory writes (the STACKPUSH access of umt_access_iter; a far
+ *     call's return offset is its lowest pushed word). It opens a frame on
+ *     its thread's stack with that slot;
+ *   - a ret pops a slot: the lowest address of its memory reads (STACKPOP;
+ *     ret, ret imm16, far ret and iret alike). It returns to the open frame
+ *     of that slot, if any;
+ *   - the stack pointer only grows toward higher addresses when frames go
+ *     away, so an open frame whose slot is below a stack pointer the trace
+ *     shows was left without a ret: it is ABANDONED (an exception unwound
+ *     past it, longjmp, a thread switching to a handler's context). The
+ *     stack pointers the trace shows: a call's (its slot + the push: frames
+ *     at or below its slot are abandoned before it opens its own), a ret's
+ *     (frames below its slot are abandoned; then the frame of its slot
+ *     returns), and the register dump of a syscall exit or a context change
+ *     (types 5, 8-11; frames below its rsp/esp are abandoned);
+ *   - a tail jump (jmp to another function after undoing the frame) keeps
+ *     the frame open: the callee's ret pops its slot and returns to it;
+ *   - a ret whose slot holds no open frame (the thread started inside a
+ *     function, a return address pushed by hand) is UNMATCHED: it only
+ *     abandons the frames below its slot;
+ *   - frames still open at their thread's last record (a thread that ended
+ *     inside calls, an aborted process, a trace cut short) are OPEN: they
+ *     have no return.
+ * So a thread's open frames always have strictly decreasing slots, from the
+ * outermost to the innermost, and the stack at a record is what these
+ * events left. The depth of a call is the number of frames open in its
+ * thread when it is made (0 for the outermost call the trace shows in the
+ * thread: the trace may start inside calls it never saw), its parent the
+ * innermost of them.
+ *
+ * Which records count. A call or ret is matched only when its stack slot's
+ * address is trusted and its outputs are reliable (umt_exec_reliability():
+ * a faulting call pushed nothing, a faulting ret did not return; an
+ * aborted record, flag 0x80, is neither) and its ThreadID is a row of the
+ * thread table; others are counted as ignored (umt_calls_info()). Far
+ * calls and far rets are matched by their return offset's slot like near
+ * ones; iret pops like a ret (it returns to a frame only when one has its
+ * slot); syscall, sysenter and int n are not calls (the kernel's stack is
+ * not traced), and their exit's register dump only abandons frames below
+ * the stack pointer it restores.
+ *
+ * Limits. One stack per thread: a thread that switches stacks (fibers, a
+ * stack pivot, WOW64's 64-bit stack beside the 32-bit one) has its frames
+ * on the other stack abandoned at the next call, ret or context whose
+ * stack pointer is above them. A stack pointer moved up by a plain
+ * instruction (mov rsp, add rsp of a longjmp) is seen only at the next
+ * call, ret or context of the thread: between the two, the abandoned frames
+ * are still on the stack umt_stack_at() gives. Code the tracer did not
+ * record (exec flag 0x02: instrumentation off) may have called and
+ * returned unseen: its rets then match nothing, or unwind as above.
+ *
+ * The target of a call is where its thread went next: the address of the
+ * thread's next record when it is an instruction record; else the target
+ * decoded from the code bytes (a relative call), or the value of the call's
+ * operand (a call through a register or memory), or unknown
+ * (umt_call.target_source says which).
+ */
+
+/** How a frame ended. */
+enum umt_call_end {
+	UMT_CALL_RETURNED = 0,  /**< a ret popped its slot: return_id is that ret */
+	UMT_CALL_ABANDONED = 1, /**< the stack went above it without a ret; end_id shows it */
+	UMT_CALL_OPEN = 2       /**< still open at its thread's last record: no return */
+};
+
+/** Where umt_call.target comes from. */
+enum umt_call_target {
+	UMT_CALL_TARGET_NEXT = 0,    /**< the address of the thread's next record */
+	UMT_CALL_TARGET_DECODED = 1, /**< decoded from a relative call's code bytes */
+	UMT_CALL_TARGET_OPERAND = 2, /**< the value of the call's register or memory operand */
+	UMT_CALL_TARGET_UNKNOWN = 3  /**< none of them: target is 0 */
+};
+
+/** One call. */
+typedef struct umt_call {
+	uint64_t id;             /**< the call instruction's record */
+	int32_t thread_id;       /**< its thread-table row */
+	uint32_t depth;          /**< frames open in the thread when it was made */
+	uint64_t caller;         /**< address of the call instruction */
+	uint64_t target;         /**< where it went (target_source) */
+	uint64_t return_address; /**< caller + length: where its ret goes back to */
+	uint64_t return_id;      /**< the ret record that returned to it; UMT_NO_RECORD when none */
+	uint64_t end_id;         /**< the record that ended the frame: return_id, or the record
+	                              that showed it abandoned; UMT_NO_RECORD when open. The
+	                              frame is open at records N with id < N <= end_id */
+	uint64_t parent;         /**< the call record of the enclosing frame; UMT_NO_RECORD */
+	int64_t module;          /**< module row of target at the call (umt_module_find()), -1 */
+	uint64_t module_offset;  /**< target - the module's StartAddr (0 without a module) */
+	uint8_t end;             /**< enum umt_call_end */
+	uint8_t target_source;   /**< enum umt_call_target */
+	uint8_t length;          /**< bytes of the call instruction */
+} umt_call;
+
+/** Counts of the calls section. */
+typedef struct umt_calls_info {
+	uint64_t calls;     /**< calls indexed */
+	uint64_t threads;   /**< threads that made calls */
+	uint64_t targets;   /**< distinct targets */
+	uint64_t returned;  /**< frames a ret returned to */
+	uint64_t abandoned; /**< frames left without a ret */
+	uint64_t open;      /**< frames open at their thread's last record */
+	uint64_t unmatched; /**< rets that returned to no open frame */
+	uint64_t ignored;   /**< call and ret records not matched (untrusted, see above) */
+} umt_calls_info;
+
+/**
+ * The counts of the calls section of @p ix.
+ * @return 0; UMT_E_INVAL; UMT_E_MISSING (the index has no calls section:
+ *   built by a library without it).
+ */
+UMT_API int umt_calls_info_get(const umt_index *ix, umt_calls_info *out);
+
+/** Which calls; start from umt_calls_query_init(). */
+typedef struct umt_calls_query {
+	int64_t thread;       /**< only this thread-table row; -1 (default): every thread */
+	uint64_t target_first; /**< only targets in [target_first, target_last] (default: all) */
+	uint64_t target_last;
+	int64_t module;       /**< only targets in this module row at the call (umt_module_find())
+	                           and at offsets [offset_first, offset_last] of it; -1 (default):
+	                           any */
+	uint64_t offset_first, offset_last;
+	uint64_t from;        /**< only calls made at records >= from (default 0) */
+	uint64_t to;          /**< and < to (default UINT64_MAX) */
+	uint64_t limit;       /**< at most this many; 0 (default): all */
+} umt_calls_query;
+
+/** Fills @p q: every call. */
+UMT_API void umt_calls_query_init(umt_calls_query *q);
+
+/** Calls being read (opaque; it allocates). */
+typedef struct umt_calls umt_calls;
+
+/**
+ * Starts reading the calls of the query in record order. Cost: a binary
+ * search per thread (or per target of the range, with a target or module),
+ * then a few loads per call.
+ * @return 0 and *out; UMT_E_INVAL (NULL, target_first > target_last,
+ *   offset_first > offset_last), UMT_E_RANGE (module >= umt_module_count()),
+ *   UMT_E_MISSING (no calls section), UMT_E_NOMEM, UMT_E_CORRUPT (a damaged
+ *   section file, named with the offset).
+ */
+UMT_API int umt_calls_open(const umt_index *ix, const umt_calls_query *q, umt_calls **out);
+
+/**
+ * The next call. @return 1 with *out; 0 at the end (or the limit);
+ *   UMT_E_INVAL; UMT_E_CORRUPT.
+ */
+UMT_API int umt_calls_next(umt_calls *c, umt_call *out);
+
+/** Releases @p c (NULL allowed). */
+UMT_API void umt_calls_close(umt_calls *c);
+
+/**
+ * The call made by record @p id. @return 0 and *out; UMT_E_INVAL,
+ *   UMT_E_RANGE (id >= the record count), UMT_E_NOT_FOUND (not a call the
+ *   index holds), UMT_E_MISSING, UMT_E_CORRUPT, the trace's errors for the
+ *   record.
+ */
+UMT_API int umt_call_find(const umt_index *ix, uint64_t id, umt_call *out);
+
+/* ==== 12. The call stack at a record ====================================== */
+
+/** A frame of a call stack. */
+typedef struct umt_frame {
+	umt_call call;          /**< the open call */
+	int64_t module;         /**< module row of call.return_address at the record, -1 */
+	uint64_t module_offset; /**< return_address - the module's StartAddr (0 without) */
+} umt_frame;
+
+/**
+ * The call stack of thread @p thread just before record @p at executes
+ * (section 11: the calls with id < at <= end_id), innermost first: frames
+ * [0, min(cap, *depth)) into @p frames (NULL when cap is 0), their number
+ * in *depth. @p thread -1 takes the thread of record @p at; for another
+ * thread, its stack after its last record before @p at. Cost: a binary
+ * search in the thread's calls and a walk up the parents.
+ * @return 0; UMT_E_INVAL (NULL), UMT_E_RANGE (at >= the record count),
+ *   UMT_E_MISSING, UMT_E_CORRUPT, the trace's errors for record @p at.
+ */
+UMT_API int umt_stack_at(const umt_index *ix, uint64_t at, int64_t thread, umt_frame *frames,
+                         size_t cap, size_t *depth);
+
+/* ==== 13. Arguments and return values ====================================== */
+
+/** The most arguments umt_call_args() reads. */
+#define UMT_CALL_MAX_ARGS 64
+
+/**
+ * The first @p n arguments of call @p c (from umt_calls_next(),
+ * umt_call_find() or umt_stack_at()) by the calling convention of its code,
+ * the mode of the call record (umt_state.is_64bit):
+ *   - 64-bit code, x64 Windows: arguments 0-3 are rcx, rdx, r8 and r9 at
+ *     the call record (umt_state_at(): their values just before the call);
+ *     argument i >= 4 is the 8-byte word at rsp + 8 * i, rsp the stack
+ *     pointer at the call record (at the callee's first record, after the
+ *     push of the return address, that is [rsp + 0x28 + 8 * (i - 4)]);
+ *   - 32-bit code (cdecl, stdcall): argument i is the 4-byte word at esp +
+ *     4 * i, esp at the call record ([esp + 4 + 4 * i] at the callee).
+ * Stack words are read with umt_mem_at() at the callee's first record (the
+ * thread's record after the call). values[i] receives the value and
+ * known[i] 1 when every byte of it is known; an unknown argument (a
+ * register or a stack word with an unknown byte, a thread with no record
+ * after the call, a stack pointer unknown) has value 0 and known 0: never
+ * guessed. Limits: the convention is assumed, never checked (a fastcall,
+ * thiscall or vectorcall callee, floating-point arguments in xmm registers,
+ * and arguments passed by reference are not told apart; a callee with
+ * fewer arguments shows whatever the registers and stack hold); a far
+ * call's stack arguments are read as a near call's. @p s is a state of
+ * umt_state_init() for @p ix, reused by the calls (it holds the call
+ * record's registers afterwards). Cost: one umt_state_at() and, beyond the
+ * register arguments, one umt_mem_at() per stack argument.
+ * @return 0; UMT_E_INVAL (NULL, n > UMT_CALL_MAX_ARGS, a state of another
+ *   index), UMT_E_MISSING (the index has no register section), and the
+ *   errors of umt_state_at() and umt_mem_at().
+ */
+UMT_API int umt_call_args(const umt_index *ix, const umt_call *c, umt_state *s, unsigned n,
+                          uint64_t *values, uint8_t *known);
+
+/**
+ * The return value of call @p c: rax (64-bit code) or eax (32-bit code) at
+ * its ret record (c->return_id: umt_state_at(), the value just before the
+ * ret, which the callee left there). A call that did not return (abandoned
+ * or open) has none. @p s as for umt_call_args().
+ * @return 1 with *value; 0 when there is none or a byte of it is unknown
+ *   (*value 0); UMT_E_INVAL, UMT_E_MISSING, the errors of umt_state_at().
+ */
+UMT_API int umt_call_return_value(const umt_index *ix, const umt_call *c, umt_state *s,
+                                  uint64_t *value);
 
 #ifdef __cplusplus
 }

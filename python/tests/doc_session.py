@@ -22,7 +22,7 @@ import tempfile
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 DOC = os.path.join(ROOT, "docs", "python.md")
 #: pictures the session saves, and their names in docs/
-PICTURES = {"accesses.png": "python-accesses.png"}
+PICTURES = {"accesses.png": "python-accesses.png", "calldepth.png": "python-calldepth.png"}
 
 
 def fences(text, lang):

@@ -37,6 +37,7 @@ use, and the files are unmapped when the last such object is gone.
 docs/python.md in the source tree is the guide: an analysis session, the
 speed of each way to read, and how to build with another interpreter.
 """
+from ._calls import CALL_END, CALL_TARGET
 from ._columns import DEFAULT_FIELDS, FIELDS, Chain
 from ._constants import (NO_RECORD, SLOT_NA, Access, Check, Convention, ExecFlag, File,
                          InsType, OperandKind, Phase, RecType, Reliability, Severity,
@@ -65,7 +66,7 @@ __version__ = _ffi.string(_lib.umt_version()).decode()
 __all__ = [
     "open", "Trace", "Record", "Instruction", "Decoded", "Operand", "Context", "MemBlock",
     "Syscall", "Chain", "Columns", "Table", "Index", "Names", "Metadata", "Problem",
-    "Register", "ORIGIN_KIND", "ORIGIN_ROLE",
+    "Register", "ORIGIN_KIND", "ORIGIN_ROLE", "CALL_END", "CALL_TARGET",
     "VerifyResult", "FIELDS", "DEFAULT_FIELDS", "dtypes",
     "Access", "Check", "Convention", "ExecFlag", "File", "InsType", "OperandKind", "Phase",
     "RecType", "Reliability", "Severity", "SlotGroup", "Trust", "NO_RECORD", "SLOT_NA",

@@ -1,14 +1,14 @@
 """The index of a trace (index.h): building it with progress, opening it,
 checking it. The queries are families bound to ``Index`` below, one module
 each: _memory.py (history, mem), _registers.py (state, reg_history,
-origin), _coverage.py (coverage, coverage_addresses). A later family
-(calls: calls, stack) is a module of the
-same shape, its cdef file in python/cdef/, and one line here per method.
+origin), _coverage.py (coverage, coverage_addresses), _calls.py (calls,
+stack). A new family is a module of the same shape, its cdef file in
+python/cdef/, and one line here per method.
 """
 import functools
 import os
 
-from . import _coverage, _memory, _registers
+from . import _calls, _coverage, _memory, _registers
 from ._callbacks import Listener
 from ._core import struct_dict
 from ._errors import ClosedError, check
@@ -32,7 +32,7 @@ class Index:
     bytes), ``build_stats`` (after a build), ``verify()``, ``close()``, a
     context manager; queries: ``history()``, ``mem()`` (memory),
     ``state()``, ``reg_history()``, ``origin()`` (registers),
-    ``coverage()``, ``coverage_addresses()``."""
+    ``coverage()``, ``coverage_addresses()``, ``calls()``, ``stack()``."""
 
     # ---- query families (one module each) ----
     history = _memory.history
@@ -42,6 +42,8 @@ class Index:
     origin = _registers.origin
     coverage = _coverage.coverage
     coverage_addresses = _coverage.coverage_addresses
+    calls = _calls.calls
+    stack = _calls.stack
 
     def __init__(self, core, ptr, directory, build_stats=None):
         self._core = core

@@ -93,6 +93,16 @@ print(" ".join(seen[:6]))'); do
 		check "$trace" reg-history --index "$idx" --reverse --changes --thread 0
 		operands=""
 	done
+	# calls and stacks, and the stacks at some records (the first ten calls')
+	check "$trace" calls --index "$idx"
+	check "$trace" calls --index "$idx" --thread 0 --from 5 --count 20
+	check "$trace" calls --index "$idx" --args=6
+	for at in $("$umtdump" --json --index "$idx" calls --count 10 "$trace" | python3 -c '
+import json, sys
+print(" ".join(str(json.loads(l)["id"] + 1) for l in sys.stdin))'); do
+		check "$trace" stack --index "$idx" --at "$at"
+		check "$trace" stack --index "$idx" --at "$at" --thread 0
+	done
 done
 
 # coverage --diff of two generated traces (each index in its default place)

@@ -300,9 +300,28 @@ ORIGIN = obj({"depth": integer, "id": nullable(integer), "what": string,
               "value": nullable(reg_value),
               "kind": one_of("instruction", "context", "unknown")},
              {"address_only": one_of(True)})
+CALLS_COUNTS = obj(plain(calls=integer, threads=integer, targets=integer, returned=integer,
+                         abandoned=integer, open=integer, unmatched_rets=integer,
+                         ignored=integer)[0])
 INDEX = obj({"index": string, "records": integer, "accesses": integer, "postings": integer,
              "pages": integer, "bytes": integer, "exec_bytes": integer, "runs": integer, "merge_passes": integer,
-             "temp_bytes": integer, "threads": integer, "seconds": number})
+             "temp_bytes": integer, "threads": integer, "seconds": number},
+            {"calls": CALLS_COUNTS})
+
+# calls and stack: the contract of issue 15, and the keys added to it
+CALL = obj({"id": integer, "thread_id": integer, "depth": integer, "caller": hexnum,
+            "target": hexnum, "return_id": nullable(integer), "parent": nullable(integer),
+            "module": nullable(string), "module_offset": nullable(hexnum),
+            "end": one_of("returned", "abandoned", "open"), "end_id": nullable(integer),
+            "abandoned": boolean, "return_address": hexnum,
+            "target_source": one_of("next", "decoded", "operand", "unknown")},
+           {"args": list_of(nullable(hexnum)), "return_value": nullable(hexnum)})
+FRAME = obj({"call_id": integer, "caller": hexnum, "target": hexnum, "return_address": hexnum,
+             "module": nullable(string), "module_offset": nullable(hexnum),
+             "target_module": nullable(string), "target_module_offset": nullable(hexnum),
+             "depth": integer})
+STACK = obj({"at": integer, "thread_id": integer, "depth": integer, "frames": list_of(FRAME)})
+
 
 COVERAGE_ENTRY = obj({"module": nullable(string), "module_id": nullable(integer),
                       "base": nullable(hexnum), "addresses": integer, "executions": integer})
@@ -320,8 +339,8 @@ SCHEMAS = {"exec": EXEC, "ins": INS, "syscalls": SYSCALL, "modules": MODULE,
            "threads": THREAD, "context-map": CONTEXT_MAP, "address-space": RANGE,
            "xml": XML, "info": INFO, "stats": STATS, "history": HISTORY, "mem": MEMORY,
            "index": INDEX, "state": STATE, "reg-history": REG_HISTORY, "origin": ORIGIN,
-           "coverage": coverage}
-SINGLE = {"info", "xml", "stats", "mem", "index", "state"}
+           "coverage": coverage, "calls": CALL, "stack": STACK}
+SINGLE = {"info", "xml", "stats", "mem", "index", "state", "stack"}
 
 
 # ---- cross-field rules ----------------------------------------------------------
@@ -463,6 +482,28 @@ def rules_origin(o, flags, where):
     if o["depth"] == 0 and "address_only" in o:
         raise Bad(f"{where}: the root is not an input")
 
+def rules_calls(o, flags, where):
+    if (o["end"] == "returned") != (o["return_id"] is not None) or \
+            (o["end"] == "open") != (o["end_id"] is None) or \
+            (o["end"] == "abandoned") != o["abandoned"]:
+        raise Bad(f"{where}: end {o['end']} against return_id, end_id and abandoned")
+    if (o["depth"] == 0) != (o["parent"] is None) or (o["module"] is None) != \
+            (o["module_offset"] is None):
+        raise Bad(f"{where}: depth against parent, or module against module_offset")
+    if o["parent"] is not None and o["parent"] >= o["id"]:
+        raise Bad(f"{where}: a parent after its call")
+    n = next((int(f.split("=", 1)[1]) for f in flags if f.startswith("--args=")), None)
+    if ("args" in o) != (n is not None) or (n is not None and len(o["args"]) != n) or \
+            ("return_value" in o) != (n is not None):
+        raise Bad(f"{where}: args and return_value come with --args N, N of them")
+
+
+def rules_stack(o, flags, where):
+    frames = o["frames"]
+    if len(frames) != o["depth"] or any(f["call_id"] >= o["at"] for f in frames) or \
+            any(a["call_id"] <= b["call_id"] for a, b in zip(frames, frames[1:])):
+        raise Bad(f"{where}: frames not innermost first before the record, or not depth of them")
+
 
 def rules_coverage(o, flags, where):
     if "only_in" in o:
@@ -481,7 +522,8 @@ def rules_coverage(o, flags, where):
 
 RULES = {"exec": rules_exec, "coverage": rules_coverage, "ins": rules_ins, "syscalls": rules_syscalls,
          "modules": rules_modules, "stats": rules_stats, "history": rules_history,
-         "mem": rules_mem, "state": rules_state, "origin": rules_origin}
+         "mem": rules_mem, "state": rules_state, "origin": rules_origin, "calls": rules_calls,
+         "stack": rules_stack}
 
 
 def no_duplicates(pairs):

@@ -60,6 +60,7 @@ static void print(const struct opts *o, const char *dir, const umt_index_build_s
 		jw_u64(&j, "temp_bytes", s->temp_bytes);
 		jw_u64(&j, "threads", s->threads);
 		out_printf(",\"seconds\":%.3f", secs);
+		index_calls_summary(t, dir, &j);
 		jw_end(&j);
 		return;
 	}
@@ -73,6 +74,7 @@ static void print(const struct opts *o, const char *dir, const umt_index_build_s
 	out_printf("  built in  %.3f s on %u thread%s, %llu sorted runs on disk (%llu temporary bytes)\n",
 	           secs, s->threads, s->threads == 1 ? "" : "s", (unsigned long long)s->runs,
 	           (unsigned long long)s->temp_bytes);
+	index_calls_summary(t, dir, NULL);
 }
 
 int cmd_index(umt_trace *t, const struct opts *o)

@@ -39,7 +39,9 @@ enum {
 	OPT_MODULE = 1 << 18,
 	OPT_DRCOV = 1 << 19,
 	OPT_DIFF = 1 << 20,
-	OPT_CSV = 1 << 21
+	OPT_TARGET = 1 << 21,
+	OPT_ARGS = 1 << 22,
+	OPT_CSV = 1 << 23
 };
 
 struct command {
@@ -208,6 +210,36 @@ static const struct command commands[] = {
 	 "  --at ID              the record (required)\n"
 	 "  --depth D            follow at most D defining records (default 10)\n",
 	 1, 1, "REG|ADDR[:LEN]"},
+	{"calls", cmd_calls, OPT_FROM | OPT_TO | OPT_COUNT | OPT_THREAD | OPT_TARGET | OPT_ARGS,
+	 "every call with its return, depth and parent, from the index",
+	 "Shows the calls of the trace in record order, from the index: the call\n"
+	 "record, thread, depth, the call's address, its target, the ret that\n"
+	 "returned to it (\"abandoned@ID\" when the stack left it at record ID, \"open\"\n"
+	 "when it never returned) and the module of the target. Calls and rets are\n"
+	 "matched by their stack slot (umtdump(1), calls). Needs the index (umtdump\n"
+	 "index).\n"
+	 "\n"
+	 "options:\n"
+	 "  --thread TID         only thread-table row TID\n"
+	 "  --target ADDR        only calls to ADDR (decimal or 0x hex)\n"
+	 "  --from ID            calls made at record ID or later\n"
+	 "  --to ID              before record ID (exclusive)\n"
+	 "  --count N            at most N calls\n"
+	 "  --args N             also the first N arguments (0 to 64) by the calling\n"
+	 "                       convention and the return value, from the registers\n"
+	 "                       and memory in the index (?? when unknown)\n",
+	 0, 0, NULL},
+	{"stack", cmd_stack, OPT_AT | OPT_THREAD, "the call stack at a record, from the index",
+	 "Shows the call stack of a thread just before record ID executes, innermost\n"
+	 "frame first: the call record, the call's address, its target and the\n"
+	 "return address with its module and offset. Needs the index (umtdump\n"
+	 "index).\n"
+	 "\n"
+	 "options:\n"
+	 "  --at ID              the record (required)\n"
+	 "  --thread TID         the stack of thread-table row TID (default: the\n"
+	 "                       thread of record ID)\n",
+	 0, 0, NULL},
 	{"coverage", cmd_coverage, OPT_MODULE | OPT_DRCOV | OPT_DIFF,
 	 "executed instructions per module, from the index; drcov export, diff",
 	 "Shows, per module row of the trace and for the code outside modules, the\n"
@@ -252,7 +284,8 @@ static const char global_help[] =
 	"  --xed-dir DIR        name tables: XED and syscall enum headers (default:\n"
 	"                       the UMT_XED_DIR environment variable)\n"
 	"  --index DIR          the trace's index is in DIR (history, mem, state,\n"
-	"                       reg-history, origin, coverage; index writes it there)\n"
+	"                       reg-history, origin, coverage, calls, stack; index\n"
+	"                       writes it there)\n"
 	"  --keep-going         report a bad record on stderr and continue; a trace that\n"
 	"                       does not open is then read as with --salvage\n"
 	"  --salvage            open a damaged trace (truncated files, lost tables) and\n"
@@ -341,7 +374,8 @@ static const struct {
 	{"--id", OPT_ID},  {"--max-problems", OPT_MAX_PROBLEMS}, {"--index", 0},
 	{"--kind", OPT_KIND}, {"--at", OPT_AT}, {"--out", OPT_OUT}, {"--threads", OPT_THREADS},
 	{"--memory", OPT_MEMORY}, {"--depth", OPT_DEPTH}, {"--module", OPT_MODULE},
-	{"--drcov", OPT_DRCOV}, {"--diff", OPT_DIFF},
+	{"--drcov", OPT_DRCOV}, {"--diff", OPT_DIFF}, {"--target", OPT_TARGET},
+	{"--args", OPT_ARGS},
 };
 
 static bool parse_kinds(const char *list, unsigned *mask)
@@ -407,6 +441,8 @@ static int set_text(struct parse *p, const char *name, unsigned bit, const char 
 		return report("--memory: not a size: %s", v), EXIT_USAGE;
 	else if (bit == OPT_TYPE && !parse_types(v, &p->o.types))
 		return report("--type: unknown record type in %s", v), EXIT_USAGE;
+	else if (bit == OPT_TARGET && !(p->o.has_target = parse_address(v, &p->o.target)))
+		return report("--target: not an address: %s", v), EXIT_USAGE;
 	p->used |= bit;
 	return 0;
 }
@@ -416,11 +452,11 @@ static int set_value(struct parse *p, const char *name, unsigned bit, const char
 {
 	uint64_t n = 0;
 	if (bit == 0 || bit == OPT_OUT || bit == OPT_KIND || bit == OPT_MEMORY || bit == OPT_TYPE ||
-	    bit == OPT_MODULE || bit == OPT_DRCOV || bit == OPT_DIFF)
+	    bit == OPT_MODULE || bit == OPT_DRCOV || bit == OPT_DIFF || bit == OPT_TARGET)
 		return set_text(p, name, bit, v);
 	if (!parse_u64(v, &n) || (bit == OPT_ID && n > INT64_MAX) ||
 	    (bit == OPT_THREAD && n > INT64_MAX) || (bit == OPT_THREADS && (n == 0 || n > 64)) ||
-	    (bit == OPT_DEPTH && n > 1000)) {
+	    (bit == OPT_DEPTH && n > 1000) || (bit == OPT_ARGS && n > UMT_CALL_MAX_ARGS)) {
 		report("%s: not a number: %s", name, v);
 		return EXIT_USAGE;
 	}
@@ -434,6 +470,7 @@ static int set_value(struct parse *p, const char *name, unsigned bit, const char
 	case OPT_AT: p->o.at = n, p->o.has_at = true; break;
 	case OPT_THREADS: p->o.threads = (unsigned)n; break;
 	case OPT_DEPTH: p->o.depth = (unsigned)n, p->o.has_depth = true; break;
+	case OPT_ARGS: p->o.call_args = (unsigned)n, p->o.has_call_args = true; break;
 	default: break;
 	}
 	p->used |= bit;

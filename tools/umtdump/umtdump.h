@@ -52,6 +52,11 @@ struct opts {
 	const char *diff_trace;  /* --diff OTHER_TRACE */
 	const char *args[2];   /* operands after TRACE_DIR (history ADDR[:LEN], mem ADDR LEN,
 	                          tenet OUT, sql QUERY) */
+	/* calls */
+	uint64_t target;
+	bool has_target;
+	unsigned call_args;    /* --args N: arguments per call */
+	bool has_call_args;
 	bool csv;              /* sql --csv */
 	int nargs;
 };
@@ -284,6 +289,8 @@ int cmd_reg_history(umt_trace *t, const struct opts *o);
 int cmd_origin(umt_trace *t, const struct opts *o);
 int cmd_coverage(umt_trace *t, const struct opts *o);
 int cmd_tenet(umt_trace *t, const struct opts *o);
+int cmd_calls(umt_trace *t, const struct opts *o);
+int cmd_stack(umt_trace *t, const struct opts *o);
 int cmd_sql(umt_trace *t, const struct opts *o);
 
 /* ---- the index (index.c) --------------------------------------------------------- */
@@ -323,5 +330,18 @@ bool module_name_matches(const char *name, const char *want);
 
 /** --drcov FILE: the coverage of @p ix in drcov format. @return an exit status. */
 int write_drcov(const umt_trace *t, const umt_index *ix, const struct opts *o);
+
+/* ---- calls and stacks (cmd_calls.c) ------------------------------------------------------ */
+
+/** "returned", "abandoned", "open": an enum umt_call_end. */
+const char *call_end_name(unsigned end);
+/** The Windows name of module row @p module into @p buf, or NULL (no module, unreadable). */
+const char *call_module_name(const umt_trace *t, int64_t module, char *buf, size_t cap);
+/** Text "file.dll+0x1f" of an address in a module, "-" outside modules. */
+void out_module_offset(const umt_trace *t, int64_t module, uint64_t offset);
+/** The counts of the calls section of the index in @p dir (index command): text, or in @p j. */
+void index_calls_summary(const umt_trace *t, const char *dir, struct jw *j);
+/** "<key>": the module's name and "<key>_offset": the offset ("0x..."), or nulls. */
+void jw_module(struct jw *j, const umt_trace *t, const char *key, int64_t module, uint64_t offset);
 
 #endif
