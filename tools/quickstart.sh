@@ -25,11 +25,11 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-PACKAGES="cmake make gcc pkg-config libxml2-dev libzydis-dev libcmocka-dev python3"
+PACKAGES="cmake make gcc pkg-config libxml2-dev libzydis-dev libcmocka-dev libsqlite3-dev python3"
 # For `test`: clang with its sanitizer and libFuzzer runtimes (libclang-rt-dev
 # is Debian's package of the runtimes of the default clang: libclang-rt-14-dev
 # on Debian 12), and the static analysers.
-TEST_PACKAGES="clang libclang-rt-dev cppcheck clang-tidy"
+TEST_PACKAGES="clang libclang-rt-dev cppcheck clang-tidy sqlite3"
 # For the Python package: Debian's interpreter and its packages (its tests
 # run with /usr/bin/python3, which sees them; a pyenv or venv python3 does not).
 PYTHON_PACKAGES="python3-dev python3-cffi python3-numpy python3-setuptools python3-pip

@@ -40,7 +40,8 @@ enum {
 	OPT_DRCOV = 1 << 19,
 	OPT_DIFF = 1 << 20,
 	OPT_TARGET = 1 << 21,
-	OPT_ARGS = 1 << 22
+	OPT_ARGS = 1 << 22,
+	OPT_CSV = 1 << 23
 };
 
 struct command {
@@ -261,6 +262,19 @@ static const struct command commands[] = {
 	 "\n"
 	 "options:\n"
 	 "  --thread TID         the thread (required)\n", 1, 1, "OUT"},
+	{"sql", cmd_sql, OPT_CSV, "SQL queries over the trace's tables",
+	 "Runs the SQL statements of QUERY, or of standard input when QUERY is absent\n"
+	 "or -, with the trace's tables attached (records, instructions, operands,\n"
+	 "accesses, threads, modules, syscalls, address_space, metadata, mem, state:\n"
+	 "see docs/sql.md), and prints the rows of each statement as an aligned\n"
+	 "table. accesses by address, mem and state need the index (umtdump index);\n"
+	 "--index and --xed-dir (names of mnemonics and syscalls) apply. Exit status\n"
+	 "2 for SQL that does not compile, 1 for a statement that fails while it runs.\n"
+	 "\n"
+	 "options:\n"
+	 "  --csv                CSV (RFC 4180) instead of a table\n"
+	 "  --json               JSON Lines: one object per row, the columns as keys\n",
+	 0, 1, "[QUERY]"},
 };
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])
 
@@ -505,6 +519,8 @@ static int parse_option(int argc, char **argv, int *i, struct parse *p)
 			return p->o.reverse = true, p->used |= OPT_REVERSE, 0;
 		if (!strcmp(a, "--changes"))
 			return p->o.changes = true, p->used |= OPT_CHANGES, 0;
+		if (!strcmp(a, "--csv"))
+			return p->o.csv = true, p->used |= OPT_CSV, 0;
 	}
 	report("unknown option %s (see umtdump --help)", a);
 	return EXIT_USAGE;
@@ -554,6 +570,8 @@ static const char *option_name(unsigned bits)
 		return "--reverse";
 	if (bits & OPT_CHANGES)
 		return "--changes";
+	if (bits & OPT_CSV)
+		return "--csv";
 	for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
 		if (valued[k].bit & bits)
 			return valued[k].name;

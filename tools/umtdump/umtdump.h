@@ -51,12 +51,13 @@ struct opts {
 	const char *drcov_path;  /* --drcov FILE */
 	const char *diff_trace;  /* --diff OTHER_TRACE */
 	const char *args[2];   /* operands after TRACE_DIR (history ADDR[:LEN], mem ADDR LEN,
-	                          tenet OUT) */
+	                          tenet OUT, sql QUERY) */
 	/* calls */
 	uint64_t target;
 	bool has_target;
 	unsigned call_args;    /* --args N: arguments per call */
 	bool has_call_args;
+	bool csv;              /* sql --csv */
 	int nargs;
 };
 
@@ -290,6 +291,7 @@ int cmd_coverage(umt_trace *t, const struct opts *o);
 int cmd_tenet(umt_trace *t, const struct opts *o);
 int cmd_calls(umt_trace *t, const struct opts *o);
 int cmd_stack(umt_trace *t, const struct opts *o);
+int cmd_sql(umt_trace *t, const struct opts *o);
 
 /* ---- the index (index.c) --------------------------------------------------------- */
 
