@@ -309,8 +309,10 @@ static int root(struct umt_origin *o, umt_origin_node *out)
 	                         .reg = q->reg, .size = (uint32_t)size, .value = o->val,
 	                         .known = o->known};
 	if (q->reg >= 0) {
-		memcpy(o->val, v.data, v.size);
-		memcpy(o->known, v.known, v.size);
+		if (v.data != NULL && v.known != NULL) { /* set by umt_state_reg() on success */
+			memcpy(o->val, v.data, v.size);
+			memcpy(o->known, v.known, v.size);
+		}
 		return reg_definer(o, o->st.thread, q->at, v.offset, v.size, &out->id, &out->kind);
 	}
 	out->address = q->address;
