@@ -1,6 +1,8 @@
 /*
  * umtdump index: builds the trace's index (umt_index_build) where history
- * and mem look for it, with a progress bar on a terminal.
+ * and mem look for it, with a progress bar on a terminal; or one part of a
+ * build shared by several machines (--part K/N: umt_index_build_part), or
+ * the index from those parts (--merge N: umt_index_build_merge).
  */
 #include <limits.h>
 #include <time.h>
@@ -49,6 +51,12 @@ static void print(const struct opts *o, const char *dir, const umt_index_build_s
 		struct jw j;
 		jw_begin(&j);
 		jw_str(&j, "index", dir);
+		if (o->parts) {
+			jw_u64(&j, "part", o->part);
+			jw_u64(&j, "parts", o->parts);
+		} else if (o->merge_parts) {
+			jw_u64(&j, "merged_parts", o->merge_parts);
+		}
 		jw_u64(&j, "records", s->records);
 		jw_u64(&j, "accesses", s->accesses);
 		jw_u64(&j, "postings", s->postings);
@@ -64,7 +72,13 @@ static void print(const struct opts *o, const char *dir, const umt_index_build_s
 		jw_end(&j);
 		return;
 	}
-	out_printf("index %s\n", dir);
+	if (o->parts)
+		out_printf("index %s, part %u of %u (parts/%u-of-%u/part)\n", dir, o->part, o->parts,
+		           o->part, o->parts);
+	else if (o->merge_parts)
+		out_printf("index %s, merged from %u parts\n", dir, o->merge_parts);
+	else
+		out_printf("index %s\n", dir);
 	out_printf("  records   %llu\n  accesses  %llu\n  postings  %llu in %llu pages\n",
 	           (unsigned long long)s->records, (unsigned long long)s->accesses,
 	           (unsigned long long)s->postings, (unsigned long long)s->pages);
@@ -79,6 +93,10 @@ static void print(const struct opts *o, const char *dir, const umt_index_build_s
 
 int cmd_index(umt_trace *t, const struct opts *o)
 {
+	if (o->parts && o->merge_parts) {
+		report("index: --part and --merge go to separate runs");
+		return EXIT_USAGE;
+	}
 	char dir[PATH_MAX];
 	const char *where = o->index_dir;
 	if (where == NULL) {
@@ -98,7 +116,9 @@ int cmd_index(umt_trace *t, const struct opts *o)
 	bo.ctx = &p;
 	umt_index_build_stats s;
 	double t0 = seconds();
-	int rc = umt_index_build(t, where, &bo, &s);
+	int rc = o->parts ? umt_index_build_part(t, where, o->part, o->parts, &bo, &s)
+	         : o->merge_parts ? umt_index_build_merge(t, where, o->merge_parts, &bo, &s)
+	                          : umt_index_build(t, where, &bo, &s);
 	progress_end(&p.bar);
 	if (rc < 0) {
 		report_error(rc);

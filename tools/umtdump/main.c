@@ -41,7 +41,9 @@ enum {
 	OPT_DIFF = 1 << 20,
 	OPT_TARGET = 1 << 21,
 	OPT_ARGS = 1 << 22,
-	OPT_CSV = 1 << 23
+	OPT_CSV = 1 << 23,
+	OPT_PART = 1 << 24,
+	OPT_MERGE = 1 << 25
 };
 
 struct command {
@@ -122,7 +124,7 @@ static const struct command commands[] = {
 	 "and by category (named by Zydis from the code bytes without --xed-dir)\n"
 	 "and by control flow, syscall counts by unified ID, and the bytes of\n"
 	 "memory read and written by the instruction records.\n", 0, 0, NULL},
-	{"index", cmd_index, OPT_OUT | OPT_THREADS | OPT_MEMORY,
+	{"index", cmd_index, OPT_OUT | OPT_THREADS | OPT_MEMORY | OPT_PART | OPT_MERGE,
 	 "build the index the commands below answer from",
 	 "Builds the index of the trace: every memory access of every record, sorted\n"
 	 "by address, so that history and mem answer in microseconds, every\n"
@@ -137,7 +139,10 @@ static const struct command commands[] = {
 	 "options:\n"
 	 "  --out DIR            write the index into DIR\n"
 	 "  --threads N          worker threads (default: every processor)\n"
-	 "  --memory SIZE        memory budget, bytes or with K, M, G (default 256M)\n", 0, 0, NULL},
+	 "  --memory SIZE        memory budget, bytes or with K, M, G (default 256M)\n"
+	 "  --part K/N           build part K (0 to N-1) of N only, for a build shared by\n"
+	 "                       several machines that see the index directory\n"
+	 "  --merge N            make the index from the N parts built there\n", 0, 0, NULL},
 	{"history", cmd_history,
 	 OPT_FROM | OPT_TO | OPT_COUNT | OPT_THREAD | OPT_KIND | OPT_REVERSE,
 	 "every access to an address range, from the index",
@@ -375,7 +380,7 @@ static const struct {
 	{"--kind", OPT_KIND}, {"--at", OPT_AT}, {"--out", OPT_OUT}, {"--threads", OPT_THREADS},
 	{"--memory", OPT_MEMORY}, {"--depth", OPT_DEPTH}, {"--module", OPT_MODULE},
 	{"--drcov", OPT_DRCOV}, {"--diff", OPT_DIFF}, {"--target", OPT_TARGET},
-	{"--args", OPT_ARGS},
+	{"--args", OPT_ARGS}, {"--part", OPT_PART}, {"--merge", OPT_MERGE},
 };
 
 static bool parse_kinds(const char *list, unsigned *mask)
@@ -396,6 +401,23 @@ static bool parse_kinds(const char *list, unsigned *mask)
 			return false;
 	}
 	return *mask != 0;
+}
+
+/* K/N, a part of a build in parts: K < N <= 65536. */
+static bool parse_part(const char *s, unsigned *part, unsigned *parts)
+{
+	char num[32];
+	const char *slash = strchr(s, '/');
+	uint64_t k, n;
+	if (slash == NULL || (size_t)(slash - s) >= sizeof num)
+		return false;
+	memcpy(num, s, (size_t)(slash - s));
+	num[slash - s] = '\0';
+	if (!parse_u64(num, &k) || !parse_u64(slash + 1, &n) || n == 0 || n > 65536 || k >= n)
+		return false;
+	*part = (unsigned)k;
+	*parts = (unsigned)n;
+	return true;
 }
 
 /* A byte count with an optional K, M or G (powers of 1024). */
@@ -443,6 +465,8 @@ static int set_text(struct parse *p, const char *name, unsigned bit, const char 
 		return report("--type: unknown record type in %s", v), EXIT_USAGE;
 	else if (bit == OPT_TARGET && !(p->o.has_target = parse_address(v, &p->o.target)))
 		return report("--target: not an address: %s", v), EXIT_USAGE;
+	else if (bit == OPT_PART && !parse_part(v, &p->o.part, &p->o.parts))
+		return report("--part: not K/N with K < N <= 65536: %s", v), EXIT_USAGE;
 	p->used |= bit;
 	return 0;
 }
@@ -452,11 +476,13 @@ static int set_value(struct parse *p, const char *name, unsigned bit, const char
 {
 	uint64_t n = 0;
 	if (bit == 0 || bit == OPT_OUT || bit == OPT_KIND || bit == OPT_MEMORY || bit == OPT_TYPE ||
-	    bit == OPT_MODULE || bit == OPT_DRCOV || bit == OPT_DIFF || bit == OPT_TARGET)
+	    bit == OPT_MODULE || bit == OPT_DRCOV || bit == OPT_DIFF || bit == OPT_TARGET ||
+	    bit == OPT_PART)
 		return set_text(p, name, bit, v);
 	if (!parse_u64(v, &n) || (bit == OPT_ID && n > INT64_MAX) ||
 	    (bit == OPT_THREAD && n > INT64_MAX) || (bit == OPT_THREADS && (n == 0 || n > 64)) ||
-	    (bit == OPT_DEPTH && n > 1000) || (bit == OPT_ARGS && n > UMT_CALL_MAX_ARGS)) {
+	    (bit == OPT_DEPTH && n > 1000) || (bit == OPT_ARGS && n > UMT_CALL_MAX_ARGS) ||
+	    (bit == OPT_MERGE && (n == 0 || n > 65536))) {
 		report("%s: not a number: %s", name, v);
 		return EXIT_USAGE;
 	}
@@ -471,6 +497,7 @@ static int set_value(struct parse *p, const char *name, unsigned bit, const char
 	case OPT_THREADS: p->o.threads = (unsigned)n; break;
 	case OPT_DEPTH: p->o.depth = (unsigned)n, p->o.has_depth = true; break;
 	case OPT_ARGS: p->o.call_args = (unsigned)n, p->o.has_call_args = true; break;
+	case OPT_MERGE: p->o.merge_parts = (unsigned)n; break;
 	default: break;
 	}
 	p->used |= bit;

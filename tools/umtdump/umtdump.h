@@ -58,6 +58,8 @@ struct opts {
 	unsigned call_args;    /* --args N: arguments per call */
 	bool has_call_args;
 	bool csv;              /* sql --csv */
+	unsigned part, parts;  /* index --part K/N (parts 0: not given) */
+	unsigned merge_parts;  /* index --merge N (0: not given) */
 	int nargs;
 };
 
