@@ -14,26 +14,6 @@
 /* SectionInfo of bit 2 in index.umti */
 #define INFO_OFFSET (offsetof(umt_ix_header, SectionInfo) + (UMT_IX_CALLS_BIT - 1) * 64)
 
-int umt__ix_calls_corrupt(const char *file, uint64_t offset, const char *fmt, ...)
-{
-	char msg[400];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	return umt__failf(UMT_E_CORRUPT, "%s: at offset 0x%llx: %s", file, (unsigned long long)offset,
-	                  msg);
-}
-
-const struct calls_data *umt__ix_calls(const umt_index *ix)
-{
-	const struct calls_data *d = ix ? ix->section_data[UMT_IX_CALLS_BIT] : NULL;
-	if (d == NULL && ix != NULL)
-		(void)umt__failf(UMT_E_MISSING, "index: no calls section (built by a library without "
-		                 "it): build the index again");
-	return d;
-}
-
 /* ---- opening ------------------------------------------------------------------------------- */
 
 /* The counts of the header agree with each other and give file sizes without overflow. */

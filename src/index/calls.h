@@ -338,7 +338,10 @@ UMT_HIDDEN void umt__ix_calls_close(umt_index *ix);
 UMT_HIDDEN int umt__ix_calls_verify(const umt_index *ix);
 
 /** The section's data of @p ix, or NULL (with a message) when it has none. */
-UMT_HIDDEN const struct calls_data *umt__ix_calls(const umt_index *ix);
+static inline const struct calls_data *umt__ix_calls(const umt_index *ix)
+{
+	return umt__ix_section_of(ix, UMT_IX_CALLS_BIT, "calls");
+}
 
 /**
  * Row @p row of calls.tab, checked: CallID < RecordCount, Flags, Zero,
@@ -374,7 +377,6 @@ UMT_HIDDEN int umt__ix_call_lower_bound(const umt_index *ix, const struct calls_
                                         uint64_t lo, uint64_t hi, uint64_t id, uint64_t *out);
 
 /** Reports a corrupt calls file: "calls.tab: at offset 0x...: ...". */
-UMT_HIDDEN int umt__ix_calls_corrupt(const char *file, uint64_t offset, const char *fmt, ...)
-	UMT_PRINTF(3, 4);
+#define umt__ix_calls_corrupt umt__ix_section_corrupt
 
 #endif

@@ -86,3 +86,23 @@ int umt__ix_map_section_file(const umt_index *ix, const struct ix_source *src, c
 	return rc;
 }
 
+
+int umt__ix_section_corrupt(const char *file, uint64_t offset, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	return umt__failf(UMT_E_CORRUPT, "%s: at offset 0x%llx: %s", file, (unsigned long long)offset,
+	                  msg);
+}
+
+const void *umt__ix_section_of(const umt_index *ix, unsigned bit, const char *name)
+{
+	const void *d = ix ? ix->section_data[bit] : NULL;
+	if (d == NULL && ix != NULL)
+		(void)umt__failf(UMT_E_MISSING, "index: no %s section (built without it, or by an "
+		                 "older library): build the index again", name);
+	return d;
+}

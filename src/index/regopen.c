@@ -10,26 +10,6 @@
 
 #include "regs.h"
 
-int umt__regs_corrupt(const char *file, uint64_t offset, const char *fmt, ...)
-{
-	char msg[300];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	return umt__failf(UMT_E_CORRUPT, "%s: at offset 0x%llx: %s", file, (unsigned long long)offset,
-	                  msg);
-}
-
-const struct regs_data *umt__regs_of(const umt_index *ix)
-{
-	const struct regs_data *d = ix ? ix->section_data[UMT_IX_REGS_BIT] : NULL;
-	if (d == NULL && ix != NULL)
-		(void)umt__failf(UMT_E_MISSING, "index: no registers section (built without it, or "
-		                 "by an older library): build the index again");
-	return d;
-}
-
 /* The info block against the trace and the sizes of the files. */
 static int check_geometry(const umt_index *ix, struct regs_data *d,
                           const uint64_t info[UMT_IX_INFO_WORDS])

@@ -383,11 +383,13 @@ UMT_HIDDEN void umt__regs_close(umt_index *ix);
 UMT_HIDDEN int umt__regs_verify(const umt_index *ix);
 
 /** The section of @p ix, or NULL with UMT_E_MISSING reported. */
-UMT_HIDDEN const struct regs_data *umt__regs_of(const umt_index *ix);
+static inline const struct regs_data *umt__regs_of(const umt_index *ix)
+{
+	return umt__ix_section_of(ix, UMT_IX_REGS_BIT, "registers");
+}
 
 /** Reports a corrupt structure of a regs file at @p offset. */
-UMT_HIDDEN int umt__regs_corrupt(const char *file, uint64_t offset, const char *fmt, ...)
-	UMT_PRINTF(3, 4);
+#define umt__regs_corrupt umt__ix_section_corrupt
 
 /* ---- replays (regwalk.c) --------------------------------------------------------------- */
 

@@ -122,6 +122,15 @@ UMT_HIDDEN int umt__ix_check_named(const umt_index *ix, const struct umt_map *m,
                                    const char *name, const char *magic);
 
 /** Writes the 64-byte header of an index file (magic, version, BuildID) at offset 0. */
+/** Reports a corrupt structure of section file @p file at @p offset ("FILE: at offset
+ * 0x...: ..."). @return UMT_E_CORRUPT. */
+UMT_HIDDEN int umt__ix_section_corrupt(const char *file, uint64_t offset, const char *fmt, ...)
+	UMT_PRINTF(3, 4);
+
+/** What section @p bit of @p ix keeps open, or NULL with UMT_E_MISSING reported ("index: no
+ * @p name section ..."); NULL without a message when @p ix is NULL. */
+UMT_HIDDEN const void *umt__ix_section_of(const umt_index *ix, unsigned bit, const char *name);
+
 UMT_HIDDEN int umt__ixb_file_header(const struct ix_build *b, int fd, const char *magic);
 
 #endif
