@@ -807,15 +807,6 @@ static void test_damaged(void **state)
 
 /* ---- a build killed at every point of its commit ------------------------------------------------- */
 
-static unsigned kill_at, kill_seen;
-
-static void kill_hook(enum umt_commit_step step, const char *name)
-{
-	(void)step, (void)name;
-	if (++kill_seen == kill_at)
-		_exit(3);
-}
-
 /*
  * The hand-built trace's index is built again over an index of another
  * trace and killed at the k-th point of the commit, for every k: the
@@ -833,20 +824,7 @@ static void test_killed_build(void **state)
 	umt_trace *t = fx_must_open_dir(trace), *o = fx_must_open_dir(other);
 	for (;; k++) {
 		build(o, idx, 1, 0);
-		fflush(NULL);
-		pid_t pid = fork();
-		assert_true(pid >= 0);
-		if (pid == 0) {
-			kill_at = k;
-			kill_seen = 0;
-			umt__commit_hook = kill_hook;
-			_exit(umt_index_build(t, idx, NULL, NULL) == 0 ? 0 : 4);
-		}
-		int status;
-		assert_int_equal(waitpid(pid, &status, 0), pid);
-		assert_true(WIFEXITED(status));
-		int code = WEXITSTATUS(status);
-		assert_true(code == 0 || code == 3);
+		int code = fx_build_killed_at(t, idx, NULL, k);
 		umt_index *ix;
 		int rc = umt_index_open(t, idx, &ix);
 		if (rc == 0) {

@@ -983,15 +983,6 @@ static void test_parts_errors(void **state)
 
 /* ---- a build killed at every point of its commit -------------------------------------- */
 
-static unsigned kill_at, kill_seen;
-
-static void kill_hook(enum umt_commit_step step, const char *name)
-{
-	(void)step, (void)name;
-	if (++kill_seen == kill_at)
-		_exit(3);
-}
-
 /*
  * Index A is built for trace T; T is rewritten as T', and the build of its
  * index B in the same directory is killed at the k-th point of the commit
@@ -1010,23 +1001,10 @@ static void test_killed_build(void **state)
 		umt_trace_close(t);
 		write_edge(trace, UMT_FLAVOUR_2014); /* T': other content, other mtimes */
 		t = fx_must_open_dir(trace);
-		fflush(NULL);
-		pid_t pid = fork();
-		assert_true(pid >= 0);
-		if (pid == 0) {
-			kill_at = k;
-			kill_seen = 0;
-			umt__commit_hook = kill_hook;
-			umt_index_build_options o;
-			umt_index_build_options_init(&o);
-			o.threads = 2;
-			_exit(umt_index_build(t, idx, &o, NULL) == 0 ? 0 : 4);
-		}
-		int status;
-		assert_int_equal(waitpid(pid, &status, 0), pid);
-		assert_true(WIFEXITED(status));
-		int code = WEXITSTATUS(status);
-		assert_true(code == 0 || code == 3);
+		umt_index_build_options o;
+		umt_index_build_options_init(&o);
+		o.threads = 2;
+		int code = fx_build_killed_at(t, idx, &o, k);
 		umt_index *ix;
 		int rc = umt_index_open(t, idx, &ix);
 		if (rc == 0) {
