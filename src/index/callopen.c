@@ -237,22 +237,3 @@ int umt_calls_info_get(const umt_index *ix, umt_calls_info *out)
 	                        in[CALLS_INFO_UNMATCHED], in[CALLS_INFO_IGNORED]};
 	return 0;
 }
-
-/* ---- the section ------------------------------------------------------------------------------------ */
-
-static const char *const calls_files[] = {UMT_IX_CALLS_TAB, UMT_IX_CALLS_THR, UMT_IX_CALLS_TGT,
-                                           UMT_IX_CALLS_BYT, NULL};
-
-const struct ix_section umt__ix_calls_section = {
-	.name = "calls",
-	.bit = UMT_IX_CALLS_BIT,
-	.files = calls_files,
-	.range_begin = umt__ix_calls_range_begin,
-	.record = umt__ix_calls_record,
-	.range_end = umt__ix_calls_range_end,
-	.assemble = umt__ix_calls_assemble,
-	.free_state = umt__ix_calls_free_state,
-	.open = umt__ix_calls_open,
-	.close = umt__ix_calls_close,
-	.verify = umt__ix_calls_verify,
-};
