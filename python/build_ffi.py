@@ -46,7 +46,8 @@ def pkg_config(*args):
 
 def declarations():
     """The cdef: the reader, the index, then the extension's helpers."""
-    names = ("reader.h", "index.h", "registers.h", "coverage.h", "calls.h", "ext.h")
+    names = ("reader.h", "semantics.h", "index.h", "registers.h", "coverage.h", "calls.h",
+             "ext.h")
     files = [os.path.join(HERE, "cdef", n) for n in names]
     return "\n".join(open(f, encoding="utf-8").read() for f in files)
 

@@ -45,3 +45,8 @@ int umtpy_test_rendezvous(int *arrived, int parties, int timeout_ms);
 extern "Python" void umtpy_on_index_progress(int phase, uint64_t done, uint64_t total, void *ctx);
 extern "Python" void umtpy_on_verify_progress(uint64_t done, uint64_t total, void *ctx);
 extern "Python" int umtpy_on_verify_problem(const umt_problem *p, void *ctx);
+
+/* instruction semantics of rows [begin, end) into columns (ext/semantics.c) */
+int64_t umtpy_sem_rows(const umt_trace *t, uint64_t begin, uint64_t end, uint16_t *mnemonic,
+                       uint8_t *category, uint8_t *zydis_category, uint8_t *flags,
+                       uint8_t *length, uint64_t *target, uint64_t *failed);

@@ -190,4 +190,13 @@ int umtpy_ref_mem(const umt_index *ix, const uint64_t *at, const uint64_t *addre
  */
 int umtpy_test_rendezvous(int *arrived, int parties, int timeout_ms);
 
+/**
+ * The Zydis semantics (umt_sem_get()) of instruction rows [begin, end) into
+ * the arrays (end - begin entries each). @return the rows; a negative status
+ * with *failed the row that failed.
+ */
+int64_t umtpy_sem_rows(const umt_trace *t, uint64_t begin, uint64_t end, uint16_t *mnemonic,
+                       uint8_t *category, uint8_t *zydis_category, uint8_t *flags,
+                       uint8_t *length, uint64_t *target, uint64_t *failed);
+
 #endif /* UMTPY_H */

@@ -54,6 +54,7 @@ from ._meta import Metadata
 from ._names import Names
 from ._record import Record
 from ._registers import ORIGIN_KIND, ORIGIN_ROLE, Register
+from ._semantics import sem_category_name, zydis_mnemonic_name
 from ._table import Columns, Table
 from ._tables import Syscall
 from ._trace import Trace, open
@@ -66,7 +67,8 @@ __version__ = _ffi.string(_lib.umt_version()).decode()
 __all__ = [
     "open", "Trace", "Record", "Instruction", "Decoded", "Operand", "Context", "MemBlock",
     "Syscall", "Chain", "Columns", "Table", "Index", "Names", "Metadata", "Problem",
-    "Register", "ORIGIN_KIND", "ORIGIN_ROLE", "CALL_END", "CALL_TARGET",
+    "Register", "ORIGIN_KIND", "ORIGIN_ROLE", "zydis_mnemonic_name", "sem_category_name",
+    "CALL_END", "CALL_TARGET",
     "VerifyResult", "FIELDS", "DEFAULT_FIELDS", "dtypes",
     "Access", "Check", "Convention", "ExecFlag", "File", "InsType", "OperandKind", "Phase",
     "RecType", "Reliability", "Severity", "SlotGroup", "Trust", "NO_RECORD", "SLOT_NA",

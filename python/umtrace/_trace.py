@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 
-from . import _columns, _index, _tables, _verify
+from . import _columns, _index, _semantics, _tables, _verify
 from ._constants import Access, Check
 from ._core import Core, cstr
 from ._errors import ClosedError, Error, InvalidError, check, id_arg, u64_arg
@@ -153,6 +153,10 @@ class Trace:
     def registers(self):
         """Every register of the context map (list of dicts: reg, name, placement)."""
         return _tables.registers(self._core)
+
+    # ---- instruction semantics (Zydis; _semantics.py) ----
+    semantics = _semantics.semantics
+    semantics_table = _semantics.semantics_table
 
     def reg_name(self, reg):
         """The name of register number @reg in this trace (always one)."""
