@@ -11,9 +11,9 @@
  *   build  the index on 1 and 2 threads against a scan that only extracts
  *          the same postings (no sort, no write) on as many threads
  *          (goals: build >= 0.5x the extraction; 2 threads >= 1.6x one)
- *   sections  the build with the coverage section against the
- *          memory section alone, on 1 and 2 threads, runs alternating
- *          (goal: <= 1.2, the share the issue allows calls and coverage)
+ *   sections  the build with every section against the build without
+ *          calls and coverage, on 1 and 2 threads, runs alternating, CPU
+ *          time (goal: <= 1.2, what issue 15 allows calls and coverage)
  *   rss    peak resident memory of a build in a child process, against the
  *          budget plus 64 MiB (goal: within)
  *   parts  the build in 4 parts (each on 1 thread, as 4 machines would) and
@@ -196,9 +196,11 @@ static void bench_sections(umt_trace *t, const char *dir)
 	for (int r = 0; r < cfg.runs; r++)
 		for (unsigned th = 1; th <= 2; th++) {
 			double c0 = ixb_cpu_seconds();
-			m[th - 1][r] = build_of(t, dir, th, UMT_INDEX_SECTION_MEMORY, &s);
+			/* issue 15: what calls and coverage add to the rest of the build */
+			m[th - 1][r] = build_of(t, dir, th, UMT_INDEX_SECTIONS_ALL & ~(uint64_t)(
+			                                        UMT_INDEX_SECTION_CALLS | UMT_INDEX_SECTION_COVERAGE), &s);
 			double c1 = ixb_cpu_seconds();
-			a[th - 1][r] = build_of(t, dir, th, UMT_INDEX_SECTION_MEMORY | UMT_INDEX_SECTION_COVERAGE, &s);
+			a[th - 1][r] = build_of(t, dir, th, UMT_INDEX_SECTIONS_ALL, &s);
 			mc[th - 1][r] = c1 - c0;
 			ac[th - 1][r] = ixb_cpu_seconds() - c1;
 		}
@@ -208,9 +210,9 @@ static void bench_sections(umt_trace *t, const char *dir)
 		double mm = median(m[th - 1], n), ma = median(a[th - 1], n);
 		double cm = median(mc[th - 1], n), ca = median(ac[th - 1], n);
 		char what[64], peer[64];
-		snprintf(what, sizeof what, "build + coverage, %u thread%s (M rec/s)", th,
+		snprintf(what, sizeof what, "build + calls + coverage, %u thread%s (M rec/s)", th,
 		         th > 1 ? "s" : "");
-		snprintf(peer, sizeof peer, "memory section alone, %u thread%s", th, th > 1 ? "s" : "");
+		snprintf(peer, sizeof peer, "memory + registers, %u thread%s", th, th > 1 ? "s" : "");
 		ixb_line(what, rec / ma, "M/s", peer, ma / mm, "(elapsed)", true);
 		snprintf(what, sizeof what, "  CPU s per M records, %u thread%s", th, th > 1 ? "s" : "");
 		ixb_line(what, ca / rec, "s", peer, ca / cm, "<= 1.2", ca / cm <= 1.2);
