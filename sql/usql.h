@@ -384,9 +384,24 @@ extern const struct usql_pushable usql_rows_push[1];
 		.count = COUNT                                                                \
 	}
 
+/* ---- calls (vt_calls.c), shared with stack() (vt_stack.c) ---------------------------- */
+
+/** The columns of a call, first in the calls table (in this order: usql_call_column's). */
+#define USQL_CALL_COLUMNS                                                                     \
+	"id INTEGER, thread_id INTEGER, depth INTEGER, caller INTEGER, target INTEGER, "     \
+	"target_source TEXT, return_address INTEGER, return_id INTEGER, end_id INTEGER, "    \
+	"end_kind TEXT, parent INTEGER, module_id INTEGER, module TEXT, module_offset INTEGER, "  \
+	"length INTEGER"
+
+/** How many they are. */
+#define USQL_CALL_NCOLS 15
+
+/** Column @p col (of USQL_CALL_COLUMNS) of @p call. @return SQLITE_OK. */
+int usql_call_column(struct usql_cursor *c, sqlite3_context *ctx, const umt_call *call, int col);
+
 /* The tables (vt_*.c). */
 extern const struct usql_table usql_records, usql_instructions, usql_operands, usql_accesses,
 	usql_threads, usql_modules, usql_syscalls, usql_address_space, usql_metadata, usql_mem,
-	usql_state;
+	usql_state, usql_calls, usql_stack;
 
 #endif
