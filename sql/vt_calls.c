@@ -233,7 +233,6 @@ static void record_column(sqlite3_context *ctx, uint64_t id)
 
 int usql_call_column(struct usql_cursor *c, sqlite3_context *ctx, const umt_call *call, int col)
 {
-	const struct usql_module *m;
 	switch (col) {
 	case COL_ID: sqlite3_result_int64(ctx, (sqlite3_int64)call->id); break;
 	case COL_THREAD_ID: sqlite3_result_int(ctx, call->thread_id); break;
@@ -247,15 +246,8 @@ int usql_call_column(struct usql_cursor *c, sqlite3_context *ctx, const umt_call
 	case COL_END: name_column(ctx, end_names, 3, call->end); break;
 	case COL_PARENT: record_column(ctx, call->parent); break;
 	case COL_MODULE_ID: usql_result_id(ctx, call->module); break;
-	case COL_MODULE:
-		m = call->module >= 0 ? usql_cursor_module(c, (uint64_t)call->module) : NULL;
-		if (m && m->name)
-			sqlite3_result_text(ctx, m->name, -1, SQLITE_TRANSIENT);
-		break;
-	case COL_MODULE_OFFSET:
-		if (call->module >= 0)
-			sqlite3_result_int64(ctx, (sqlite3_int64)call->module_offset);
-		break;
+	case COL_MODULE: usql_result_module_name(c, ctx, call->module); break;
+	case COL_MODULE_OFFSET: usql_result_module_offset(ctx, call->module, call->module_offset); break;
 	default: sqlite3_result_int(ctx, call->length); break;
 	}
 	return SQLITE_OK;

@@ -14,7 +14,7 @@
 enum { COL_FRAME, COL_CALL0, COL_RET_MODULE_ID = COL_CALL0 + USQL_CALL_NCOLS, COL_RET_MODULE,
        COL_RET_OFFSET, COL_AT, COL_THREAD };
 
-enum { K_AT, K_THREAD };
+enum { K_AT, K_THREAD }; /* usql_at_thread_args()'s order */
 
 static const struct usql_pushable push[] = {{COL_AT, USQL_EQ | USQL_REQUIRED},
                                              {COL_THREAD, USQL_EQ}};
@@ -32,23 +32,6 @@ static int plan(struct usql_vtab *vt, struct usql_shape *s, double *cost, double
 	(void)vt, (void)s;
 	*rows = 8;            /* frames, about */
 	*cost = 20 + *rows;   /* a binary search and a walk up the parents */
-	return SQLITE_OK;
-}
-
-static int check_args(struct usql_cursor *c, const struct usql_args *a, int64_t *thread)
-{
-	int64_t at = a->lo[K_AT];
-	if (a->empty)
-		return usql_failf(c, "stack(at [, thread]): the arguments must be integers");
-	if (!a->used[K_AT])
-		return usql_failf(c, "stack(at [, thread]): the record is needed");
-	if (at < 0 || (uint64_t)at >= umt_exec_count(c->t))
-		return usql_failf(c, "stack: at %lld: no such record (%llu records)", (long long)at,
-		                  (unsigned long long)umt_exec_count(c->t));
-	*thread = a->used[K_THREAD] ? a->lo[K_THREAD] : -1;
-	if (a->used[K_THREAD] && (*thread < 0 || (uint64_t)*thread >= umt_thread_count(c->t)))
-		return usql_failf(c, "stack: thread %lld: no such thread (%llu threads)",
-		                  (long long)*thread, (unsigned long long)umt_thread_count(c->t));
 	return SQLITE_OK;
 }
 
@@ -74,7 +57,7 @@ static int filter(struct usql_cursor *c, const struct usql_args *a)
 	struct cursor *k = (struct cursor *)c;
 	const umt_index *ix;
 	umt_rec r;
-	if (check_args(c, a, &k->thread) != SQLITE_OK || usql_cursor_index(c, &ix) != SQLITE_OK)
+	if (usql_at_thread_args(c, a, &k->thread) != SQLITE_OK || usql_cursor_index(c, &ix) != SQLITE_OK)
 		return SQLITE_ERROR;
 	k->at = (uint64_t)a->lo[K_AT];
 	if (k->thread < 0) { /* the thread column: that of record at */
@@ -104,19 +87,11 @@ static int column(struct usql_cursor *c, sqlite3_context *ctx, int col)
 {
 	struct cursor *k = (struct cursor *)c;
 	const umt_frame *f = &k->frames[k->i];
-	const struct usql_module *m;
 	switch (col) {
 	case COL_FRAME: sqlite3_result_int64(ctx, (sqlite3_int64)k->i); break;
 	case COL_RET_MODULE_ID: usql_result_id(ctx, f->module); break;
-	case COL_RET_MODULE:
-		m = f->module >= 0 ? usql_cursor_module(c, (uint64_t)f->module) : NULL;
-		if (m && m->name)
-			sqlite3_result_text(ctx, m->name, -1, SQLITE_TRANSIENT);
-		break;
-	case COL_RET_OFFSET:
-		if (f->module >= 0)
-			sqlite3_result_int64(ctx, (sqlite3_int64)f->module_offset);
-		break;
+	case COL_RET_MODULE: usql_result_module_name(c, ctx, f->module); break;
+	case COL_RET_OFFSET: usql_result_module_offset(ctx, f->module, f->module_offset); break;
 	case COL_AT: sqlite3_result_int64(ctx, (sqlite3_int64)k->at); break;
 	case COL_THREAD: sqlite3_result_int64(ctx, k->thread); break;
 	default: return usql_call_column(c, ctx, &f->call, col - COL_CALL0);
