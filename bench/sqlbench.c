@@ -14,6 +14,9 @@
  *            constraint hidden from the table (+address)
  *   native   the records and accesses tables copied into a database file
  *            (load time, file size), then the same three queries on it
+ *   calls    the calls table with its pushdowns (target =, thread_id =)
+ *            against the same queries with the constraint hidden (+target),
+ *            and stack(at) at random records (needs an index with calls)
  *
  * sqlbench --trace DIR [--index DIR] [--runs N] [--lookups N] [--ranges N]
  *          [--tmp DIR] [--no-native] [--smoke]
@@ -485,6 +488,69 @@ static void parse(int argc, char **argv)
 		usage();
 }
 
+/* ---- calls ------------------------------------------------------------------------- */
+
+/* Milliseconds of @p sql (one integer, which must be @p want unless want < 0). */
+static struct stats time_ms(sqlite3 *db, const char *sql, int64_t *want)
+{
+	double v[64] = {0};
+	for (int r = 0; r < cfg.runs; r++) {
+		double t0 = now();
+		int64_t got = single(db, sql);
+		v[r] = (now() - t0) * 1e3;
+		if (*want >= 0 && got != *want) {
+			fprintf(stderr, "sqlbench: %s: %lld, expected %lld\n", sql, (long long)got,
+			        (long long)*want);
+			exit(1);
+		}
+		*want = got;
+	}
+	return summarize(v, cfg.runs);
+}
+
+/* @p pushed and the same query with the constraint hidden: the same count, the times. */
+static void pushed_vs_hidden(sqlite3 *db, const char *what, const char *pushed, const char *hidden)
+{
+	int64_t n = -1;
+	struct stats p = time_ms(db, pushed, &n), h = time_ms(db, hidden, &n);
+	printf("  %s: %lld calls\n", what, (long long)n);
+	line(pushed, p, "ms");
+	line(hidden, h, "ms");
+	verdict("hidden / pushed", h.median / p.median, "> 1", h.median > p.median);
+}
+
+static void bench_calls(const umt_trace *t, sqlite3 *db)
+{
+	char pushed[160], hidden[160];
+	int64_t all = -1, target = single(db, "SELECT target FROM calls GROUP BY target "
+	                                      "ORDER BY count(*), target LIMIT 1");
+	struct stats s = time_ms(db, "SELECT count(*) FROM calls", &all);
+	printf("calls: %lld calls\n", (long long)all);
+	line("SELECT count(*) FROM calls", s, "ms");
+	snprintf(pushed, sizeof pushed, "SELECT count(*) FROM calls WHERE target = %lld", (long long)target);
+	snprintf(hidden, sizeof hidden, "SELECT count(*) FROM calls WHERE +target = %lld", (long long)target);
+	pushed_vs_hidden(db, "the rarest target", pushed, hidden);
+	pushed_vs_hidden(db, "thread 1", "SELECT count(*) FROM calls WHERE thread_id = 1",
+	                 "SELECT count(*) FROM calls WHERE +thread_id = 1");
+	sqlite3_stmt *st = prepare(db, "SELECT count(*) FROM stack(?)");
+	uint64_t seed = 11, frames = 0;
+	double v[64] = {0};
+	for (int r = 0; r < cfg.runs; r++) {
+		double t0 = now();
+		for (int i = 0; i < 1000; i++) {
+			sqlite3_bind_int64(st, 1, (sqlite3_int64)(rnd(&seed) % umt_exec_count(t)));
+			check(sqlite3_step(st) == SQLITE_ROW ? SQLITE_OK : SQLITE_ERROR, db, "stack");
+			frames += (uint64_t)sqlite3_column_int64(st, 0);
+			sqlite3_reset(st);
+		}
+		v[r] = (now() - t0) * 1e3; /* ms per 1000 = us per stack */
+	}
+	sqlite3_finalize(st);
+	printf("  stack(at) at 1000 random records: %.1f frames each on average\n",
+	       (double)frames / (1000.0 * cfg.runs));
+	line("SELECT count(*) FROM stack(?), per call", summarize(v, cfg.runs), "us");
+}
+
 int main(int argc, char **argv)
 {
 	parse(argc, argv);
@@ -506,6 +572,7 @@ int main(int argc, char **argv)
 	bench_lookup(t, db, ids);
 	int64_t *lo = pick_ranges(t, db);
 	bench_range(t, db, lo);
+	bench_calls(t, db);
 	if (cfg.native)
 		bench_native(t, db, ids, lo, vt_scan);
 	free(ids);

@@ -17,7 +17,7 @@ SQLITE_EXTENSION_INIT1
 const struct usql_table *const usql_tables[] = {
 	&usql_records, &usql_instructions, &usql_operands, &usql_accesses, &usql_threads,
 	&usql_modules, &usql_syscalls, &usql_address_space, &usql_metadata, &usql_mem,
-	&usql_state, NULL};
+	&usql_state, &usql_calls, &usql_stack, NULL};
 
 int umt_sqlite_register(sqlite3 *db)
 {

@@ -16,6 +16,19 @@ const struct usql_module *usql_cursor_module(struct usql_cursor *c, uint64_t id)
 	return c->mods && id < c->nmods ? &c->mods[id] : NULL;
 }
 
+void usql_result_module_name(struct usql_cursor *c, sqlite3_context *ctx, int64_t module)
+{
+	const struct usql_module *m = module >= 0 ? usql_cursor_module(c, (uint64_t)module) : NULL;
+	if (m && m->name)
+		sqlite3_result_text(ctx, m->name, -1, SQLITE_TRANSIENT);
+}
+
+void usql_result_module_offset(sqlite3_context *ctx, int64_t module, uint64_t offset)
+{
+	if (module >= 0)
+		sqlite3_result_int64(ctx, (sqlite3_int64)offset);
+}
+
 /* A name, or NULL when unknown. */
 static void result_name(sqlite3_context *ctx, const char *name)
 {

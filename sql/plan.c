@@ -271,3 +271,21 @@ double usql_id_rows(const struct usql_shape *s, unsigned k, double count)
 		n /= 4;
 	return n < 1 ? 1 : n;
 }
+
+int usql_at_thread_args(struct usql_cursor *c, const struct usql_args *a, int64_t *thread)
+{
+	const char *fn = c->vt->def->name;
+	int64_t at = a->lo[0];
+	if (!a->used[0])
+		return usql_failf(c, "%s(at [, thread]): the record is needed", fn);
+	if (a->empty)
+		return usql_failf(c, "%s(at [, thread]): the arguments must be integers", fn);
+	if (at < 0 || (uint64_t)at >= umt_exec_count(c->t))
+		return usql_failf(c, "%s: at %lld: no such record (%llu records)", fn, (long long)at,
+		                  (unsigned long long)umt_exec_count(c->t));
+	*thread = a->used[1] ? a->lo[1] : -1;
+	if (a->used[1] && (*thread < 0 || (uint64_t)*thread >= umt_thread_count(c->t)))
+		return usql_failf(c, "%s: thread %lld: no such thread (%llu threads)", fn,
+		                  (long long)*thread, (unsigned long long)umt_thread_count(c->t));
+	return SQLITE_OK;
+}

@@ -249,6 +249,14 @@ void usql_decode_args(const struct usql_table *def, int idx_num, int argc, sqlit
 int usql_id_range(const struct usql_args *a, unsigned k, uint64_t count, uint64_t *lo,
                   uint64_t *hi);
 
+/**
+ * The arguments of a table-valued function (at [, thread]) (pushable
+ * columns 0 and 1: state(), stack()): record at, and *thread the thread
+ * given or -1. @return SQLITE_OK, or an error naming the function and the
+ * bad argument set on the cursor.
+ */
+int usql_at_thread_args(struct usql_cursor *c, const struct usql_args *a, int64_t *thread);
+
 /** The rows an ID plan of @p s on pushable column @p k visits, of @p count. */
 double usql_id_rows(const struct usql_shape *s, unsigned k, double count);
 
@@ -321,6 +329,12 @@ enum usql_ins_field {
 /** Field @p field of instruction row @p ins_id as the column's value (errors as the value's). */
 int usql_ins_column(struct usql_cursor *c, sqlite3_context *ctx, uint64_t ins_id, int field);
 
+/** The file name of module row @p module as the column's value; NULL when -1 or unknown. */
+void usql_result_module_name(struct usql_cursor *c, sqlite3_context *ctx, int64_t module);
+
+/** An offset in module row @p module; NULL when -1 (no module). */
+void usql_result_module_offset(sqlite3_context *ctx, int64_t module, uint64_t offset);
+
 /** The names of module row @p id (NULL when out of range or out of memory). */
 const struct usql_module *usql_cursor_module(struct usql_cursor *c, uint64_t id);
 
@@ -384,9 +398,24 @@ extern const struct usql_pushable usql_rows_push[1];
 		.count = COUNT                                                                \
 	}
 
+/* ---- calls (vt_calls.c), shared with stack() (vt_stack.c) ---------------------------- */
+
+/** The columns of a call, first in the calls table (in this order: usql_call_column's). */
+#define USQL_CALL_COLUMNS                                                                     \
+	"id INTEGER, thread_id INTEGER, depth INTEGER, caller INTEGER, target INTEGER, "     \
+	"target_source TEXT, return_address INTEGER, return_id INTEGER, end_id INTEGER, "    \
+	"end_kind TEXT, parent INTEGER, module_id INTEGER, module TEXT, module_offset INTEGER, "  \
+	"length INTEGER"
+
+/** How many they are. */
+#define USQL_CALL_NCOLS 15
+
+/** Column @p col (of USQL_CALL_COLUMNS) of @p call. @return SQLITE_OK. */
+int usql_call_column(struct usql_cursor *c, sqlite3_context *ctx, const umt_call *call, int col);
+
 /* The tables (vt_*.c). */
 extern const struct usql_table usql_records, usql_instructions, usql_operands, usql_accesses,
 	usql_threads, usql_modules, usql_syscalls, usql_address_space, usql_metadata, usql_mem,
-	usql_state;
+	usql_state, usql_calls, usql_stack;
 
 #endif

@@ -16,7 +16,7 @@
 enum { COL_REG, COL_NAME, COL_SIZE, COL_VALUE, COL_BYTES, COL_KNOWN, COL_SOURCE, COL_AT,
        COL_THREAD };
 
-enum { K_AT, K_THREAD };
+enum { K_AT, K_THREAD }; /* usql_at_thread_args()'s order */
 
 static const struct usql_pushable push[] = {{COL_AT, USQL_EQ | USQL_REQUIRED},
                                              {COL_THREAD, USQL_EQ}};
@@ -46,30 +46,13 @@ static void settle(struct cursor *k)
 	k->c.eof = 1;
 }
 
-static int check_args(struct usql_cursor *c, const struct usql_args *a, int64_t *thread)
-{
-	int64_t at = a->lo[K_AT];
-	if (a->empty)
-		return usql_failf(c, "state(at [, thread]): the arguments must be integers");
-	if (at < 0 || (uint64_t)at >= umt_exec_count(c->t))
-		return usql_failf(c, "state: at %lld: no such record (%llu records)", (long long)at,
-		                  (unsigned long long)umt_exec_count(c->t));
-	*thread = a->used[K_THREAD] ? a->lo[K_THREAD] : -1;
-	if (a->used[K_THREAD] && (*thread < 0 || (uint64_t)*thread >= umt_thread_count(c->t)))
-		return usql_failf(c, "state: thread %lld: no such thread (%llu threads)",
-		                  (long long)*thread, (unsigned long long)umt_thread_count(c->t));
-	return SQLITE_OK;
-}
-
 static int filter(struct usql_cursor *c, const struct usql_args *a)
 {
 	struct cursor *k = (struct cursor *)c;
 	const umt_index *ix;
 	int64_t thread = -1;
 	int rc;
-	if (!a->used[K_AT])
-		return usql_failf(c, "state(at [, thread]): the record is needed");
-	if (check_args(c, a, &thread) != SQLITE_OK || usql_cursor_index(c, &ix) != SQLITE_OK)
+	if (usql_at_thread_args(c, a, &thread) != SQLITE_OK || usql_cursor_index(c, &ix) != SQLITE_OK)
 		return SQLITE_ERROR;
 	if (!k->ready) {
 		if ((rc = umt_state_init(ix, &k->s)) < 0)

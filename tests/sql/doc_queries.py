@@ -2,7 +2,7 @@
 """Runs the ten example queries of docs/sql.md on the bundled sample and
 checks each one twice: its output is the one the document shows, and its
 rows agree with what other umtdump commands (exec, stats, syscalls,
-threads, modules, history, mem: the C API's answers, not the SQLite
+threads, modules, history, mem, calls, stack: the C API's answers, not the SQLite
 module's) and the sample's ground truth say.
 
     doc_queries.py UMTDUMP SOURCE_DIR [--update]
@@ -131,26 +131,44 @@ def check_coverage(rows, idx):
     assert [(r["name"], r["addresses"], r["executions"]) for r in rows] == want, (rows, want)
 
 
-def check_stack(rows, idx):
-    hist = lines("--json", "history", "--thread", "1", "--kind", "write", SAMPLE,
-                 "0x102fe00:0x200", index=idx)
-    want = [(h["id"], h["address"], h["size"], h["value"]) for h in hist
-            if 0x102fe00 <= hexint(h["address"]) <= 0x102ffff]
-    got = [(r["id"], r["address"], r["size"], r["value"].lower()) for r in rows]
-    assert got == want and got, (got, want)
-
-
-def check_module_writes(rows, idx):
+def check_top_calls(rows, idx):
+    """Against umtdump calls (the C API) and the sample's ground truth."""
+    calls = lines("--json", "calls", SAMPLE, index=idx)
+    truth = [json.loads(x) for x in open(SAMPLE + ".truth.jsonl", encoding="utf-8")]
+    truth = [c for c in truth if c["kind"] == "call"]
+    assert sorted((c["id"], c["target"]) for c in calls) == \
+        sorted((c["id"], c["target"]) for c in truth), (calls, truth)
+    n = Counter(hexint(c["target"]) for c in calls)
+    by = {}
+    for c in calls:
+        by.setdefault(hexint(c["target"]), []).append(c)
     want = []
-    for m in lines("--json", "modules", SAMPLE):
-        lo, hi = hexint(m["start_addr"]), hexint(m["end_addr"])
-        hist = lines("--json", "history", "--kind", "write", SAMPLE, f"{lo:#x}:{hi - lo + 1}",
-                     index=idx)
-        mine = [h for h in hist if lo <= hexint(h["address"]) <= hi]
-        if mine:
-            want.append((m["win_name"].split("\\")[-1], len(mine),
-                         len({h["address"] for h in mine})))
-    assert [(r["name"], r["writes"], r["addresses"]) for r in rows] == want, (rows, want)
+    for t in sorted(n, key=lambda t: (-n[t], t))[:5]:
+        c = by[t]
+        mod = c[0]["module"].split("\\")[-1] if c[0]["module"] else None
+        want.append((mod, c[0]["module_offset"], f"{t:#x}", n[t],
+                     sum(x["end"] == "returned" for x in c), max(x["depth"] for x in c)))
+    got = [(r["module"], r["offset"], r["target"], r["calls"], r["returned"], r["max_depth"])
+           for r in rows]
+    assert got == want, (got, want)
+
+
+def check_call_stack(rows, idx):
+    """Against umtdump stack (the C API) and the truth's call lines: the calls of thread 0
+    made before record 20 whose return is after it."""
+    st = lines("--json", "stack", "--at", "20", SAMPLE, index=idx)[0]
+    disasm = {r["id"]: r.get("disasm") for r in lines("--json", "exec", SAMPLE)}
+    want = [(i, f["call_id"], disasm[f["call_id"]], f["target"],
+             f["target_module"].split("\\")[-1], f["return_address"], f["module"].split("\\")[-1])
+            for i, f in enumerate(st["frames"])]
+    got = [(r["frame"], r["call"], r["disasm"], r["target"], r["module"], r["return_address"],
+            r["return_module"]) for r in rows]
+    assert got == want and len(got) == 3, (got, want)
+    truth = [json.loads(x) for x in open(SAMPLE + ".truth.jsonl", encoding="utf-8")]
+    open_calls = sorted((c["id"] for c in truth if c["kind"] == "call" and c["thread_id"] == 0
+                         and c["id"] < 20 and (c.get("return_id") or 1 << 62) >= 20),
+                        reverse=True)
+    assert [r["call"] for r in rows] == open_calls, (rows, open_calls)
 
 
 def check_mem(rows, idx):
@@ -171,7 +189,7 @@ def check_state(rows, idx):
 
 
 CHECKS = [check_mix, check_hottest, check_buffer, check_syscalls, check_threads, check_coverage,
-          check_stack, check_module_writes, check_mem, check_state]
+          check_top_calls, check_call_stack, check_mem, check_state]
 
 
 def main():

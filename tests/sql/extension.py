@@ -80,6 +80,19 @@ def check_mem(db, trace, index, records):
         assert rows == want, (at, a, rows, want)
 
 
+def check_calls(db, trace, index, records):
+    """calls per thread and stack() at a few records against umtdump calls and stack."""
+    calls = jsonl("--index", index, "calls", trace)
+    got = db.execute("SELECT thread_id, count(*) FROM calls GROUP BY thread_id").fetchall()
+    want = sorted(Counter(c["thread_id"] for c in calls).items())
+    assert got == want and len(calls) > 100, (got, want)
+    rng = random.Random(3)
+    for at in rng.sample(range(records), 10):
+        rows = db.execute("SELECT id, printf('0x%x', return_address) FROM stack(?)", (at,)).fetchall()
+        st = jsonl("--index", index, "stack", "--at", str(at), trace)[0]
+        assert rows == [(f["call_id"], f["return_address"]) for f in st["frames"]], (at, rows, st)
+
+
 def expect_error(db, sql, what):
     try:
         db.execute(sql).fetchall()
@@ -116,6 +129,7 @@ def main():
         check_counts(db, trace, xed)
         check_accesses(db, trace, index)
         check_mem(db, trace, index, records)
+        check_calls(db, trace, index, records)
         expect_error(db, "SELECT * FROM mem(-1, 0, 1)", "at -1: no such record")
         expect_error(db, "SELECT nosuch FROM records", "no such column")
         expect_error(db, "SELECT umtrace_open('/no/such/trace')", "/no/such/trace")
