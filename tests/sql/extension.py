@@ -9,6 +9,7 @@ message; two threads, each with its own connection.
     extension.py EXTENSION UMTDUMP UMTGEN
 """
 import json
+import os
 import random
 import sqlite3
 import subprocess
@@ -20,8 +21,13 @@ from collections import Counter
 EXT, UMTDUMP, UMTGEN = sys.argv[1:4]
 
 
+# The tools carry their own sanitizer runtime (linked in by clang): the one
+# preloaded for this interpreter (CMake's LD_PRELOAD) must not reach them.
+TOOL_ENV = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+
+
 def run(*cmd):
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    r = subprocess.run(cmd, capture_output=True, text=True, env=TOOL_ENV)
     if r.returncode != 0:
         sys.exit(f"FAIL: {' '.join(cmd)}: status {r.returncode}: {r.stderr}")
     return r.stdout

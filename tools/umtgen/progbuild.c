@@ -29,17 +29,17 @@ void E0(struct pctx *c, uint8_t op)
 	Esym(c, ins0(op), 0);
 }
 
-void E1(struct pctx *c, uint8_t op, struct opnd a)
+void E1_(struct pctx *c, uint8_t op, struct opnd a)
 {
 	Esym(c, ins1(op, a), 0);
 }
 
-void E2(struct pctx *c, uint8_t op, struct opnd a, struct opnd b)
+void E2_(struct pctx *c, uint8_t op, struct opnd a, struct opnd b)
 {
 	Esym(c, ins2(op, a, b), 0);
 }
 
-void E3(struct pctx *c, uint8_t op, struct opnd a, struct opnd b, struct opnd d)
+void E3_(struct pctx *c, uint8_t op, struct opnd a, struct opnd b, struct opnd d)
 {
 	Esym(c, ins3(op, a, b, d), 0);
 }

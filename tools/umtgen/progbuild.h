@@ -60,9 +60,31 @@ uint32_t pc_below(struct pctx *c, uint32_t n);
 
 /* Emit helpers: the label operands are flagged with the sym mask. */
 void E0(struct pctx *c, uint8_t op);
-void E1(struct pctx *c, uint8_t op, struct opnd a);
-void E2(struct pctx *c, uint8_t op, struct opnd a, struct opnd b);
-void E3(struct pctx *c, uint8_t op, struct opnd a, struct opnd b, struct opnd d);
+void E1_(struct pctx *c, uint8_t op, struct opnd a);
+void E2_(struct pctx *c, uint8_t op, struct opnd a, struct opnd b);
+void E3_(struct pctx *c, uint8_t op, struct opnd a, struct opnd b, struct opnd d);
+/*
+ * E1-E3 through macros that evaluate the arguments last to first: C leaves
+ * the order of a call's arguments open, and several of them draw from the
+ * program's random sequence (an operation, a register, an immediate), so
+ * that gcc (last to first) and clang (first to last) made other programs
+ * from one seed. The order is gcc's, so that traces stay as they were.
+ */
+#define E1(c, op, a)                                                                          \
+	do {                                                                                  \
+		struct opnd e_a_ = (a);                                                       \
+		E1_(c, (uint8_t)(op), e_a_);                                                  \
+	} while (0)
+#define E2(c, op, a, b)                                                                       \
+	do {                                                                                  \
+		struct opnd e_b_ = (b), e_a_ = (a);                                           \
+		E2_(c, (uint8_t)(op), e_a_, e_b_);                                            \
+	} while (0)
+#define E3(c, op, a, b, d)                                                                    \
+	do {                                                                                  \
+		struct opnd e_d_ = (d), e_b_ = (b), e_a_ = (a);                               \
+		E3_(c, (uint8_t)(op), e_a_, e_b_, e_d_);                                      \
+	} while (0)
 void Esym(struct pctx *c, struct insn in, uint8_t sym);
 void Ejcc(struct pctx *c, uint8_t cc, uint32_t label, int short_form);
 void Ejmp(struct pctx *c, uint32_t label, int short_form);

@@ -86,7 +86,10 @@ static uint32_t if_else(struct rp *r)
 {
 	struct pctx *c = &r->c;
 	uint32_t other = pb_label(c->p), join = pb_label(c->p), cost = 2;
-	E2(c, pc_below(c, 2) ? OP_CMP : OP_TEST, r_(G_AX, 4), i_(4, (int64_t)pc_below(c, 64)));
+	/* one random draw per statement: arguments are evaluated in no set order, and the
+	 * same seed must give the same program with any compiler (the order gcc took) */
+	int64_t imm = (int64_t)pc_below(c, 64);
+	E2(c, pc_below(c, 2) ? OP_CMP : OP_TEST, r_(G_AX, 4), i_(4, imm));
 	Ejcc(c, (uint8_t)pc_below(c, 16), other, 1);
 	cost += simple_stmt(r);
 	Ejmp(c, join, 1);
@@ -144,7 +147,11 @@ static uint32_t statement(struct rp *r, int level, uint32_t room, int depth)
 		return simple_stmt(r);
 	switch (pc_below(c, 16)) {
 	case 0: st_stack(c); break;
-	case 1: st_rep(c, (int)pc_below(c, 2), (uint16_t)(16u << pc_below(c, 10))); break;
+	case 1: {
+		uint16_t bytes = (uint16_t)(16u << pc_below(c, 10)); /* drawn first, as gcc did */
+		st_rep(c, (int)pc_below(c, 2), bytes);
+		break;
+	}
 	case 2: st_vector(c); break;
 	case 3: st_lock(c, (int)pc_below(c, 2)); break;
 	default: return simple_stmt(r);

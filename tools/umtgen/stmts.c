@@ -72,7 +72,10 @@ static void alu_one(struct pctx *c)
 		if (pc_below(c, 4) == 0 && !is_hi(&a) && !(a.reg == G_CX))
 			E2(c, pc_below(c, 2) ? OP_SHL : OP_SHR, a, r_(G_CX, 1));
 		else
-			E2(c, pc_below(c, 2) ? OP_SHL : OP_SHR, a, i_(1, 1 + pc_below(c, 8u * size - 1)));
+		{
+			int64_t by = 1 + pc_below(c, 8u * size - 1); /* drawn first, as gcc did */
+			E2(c, pc_below(c, 2) ? OP_SHL : OP_SHR, a, i_(1, by));
+		}
 		break;
 	case 7: /* imul r, r/m or r, r/m, imm: 16 bits and up */
 		if (size == 1)
@@ -95,8 +98,11 @@ static void alu_one(struct pctx *c)
 		break;
 	case 9: /* lea */
 		a = sreg(c, c->w, 0);
-		E2(c, OP_LEA, a, m_(c->w, scratch(c), scratch(c), (uint8_t)(1u << pc_below(c, 4)),
-		                    imm_for(c, 1)));
+		{ /* drawn last to first, as gcc evaluated the arguments (E2 says why) */
+			int64_t disp = imm_for(c, 1);
+			uint8_t scale = (uint8_t)(1u << pc_below(c, 4)), index = scratch(c);
+			E2(c, OP_LEA, a, m_(c->w, scratch(c), index, scale, disp));
+		}
 		break;
 	case 10: /* xchg two registers */
 		if (!(a.kind == b.kind && a.reg == b.reg && a.hi == b.hi))
@@ -124,7 +130,11 @@ void st_local(struct pctx *c)
 	switch (pc_below(c, 6)) {
 	case 0: E2(c, OP_MOV, v, r); break;
 	case 1: E2(c, OP_MOV, r, v); break;
-	case 2: E2(c, pc_below(c, 2) ? OP_ADD : OP_XOR, v, pc_below(c, 2) ? r : i_(size, imm_for(c, size))); break;
+	case 2: { /* the operand drawn first, then the operation, as gcc did */
+		struct opnd src = pc_below(c, 2) ? r : i_(size, imm_for(c, size));
+		E2(c, pc_below(c, 2) ? OP_ADD : OP_XOR, v, src);
+		break;
+	}
 	case 3: E1(c, pc_below(c, 2) ? OP_INC : OP_DEC, M(4, G_BP, off)); break;
 	case 4: E2(c, OP_MOVZX, r_(scratch(c), 4), M(1, G_BP, off)); break;
 	default: E2(c, OP_CMP, v, i_(size, imm_for(c, size))); break;
