@@ -105,7 +105,7 @@ have_libfuzzer() {
 fuzz_smoke() {
 	dir=$1
 	secs=${UMT_FUZZ_SECONDS:-25}
-	for t in trace meta enum writer index regs; do
+	for t in trace meta enum writer index regs calls; do
 		work=$dir/fuzz-smoke/$t
 		rm -rf "$work"
 		mkdir -p "$work/corpus" "$work/artifacts"

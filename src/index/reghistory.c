@@ -139,6 +139,16 @@ static void reset_log(struct rh_cursor *c)
 	c->pool_len = 0;
 }
 
+/* A checkpoint that does not move the cursor on: only a damaged regs.dir has one (its
+ * entries out of record order, or a record of another thread), and it would loop. */
+static int stuck(const struct regs_data *d, const struct rh_cursor *c, uint64_t entry)
+{
+	return umt__regs_corrupt(UMT_IX_REGS_DIR, 64 + d->thread_count * sizeof(umt_ix_regs_thread) +
+	                         entry * 16, "checkpoint %llu of thread %llu does not follow record "
+	                         "%llu of the thread", (unsigned long long)entry,
+	                         (unsigned long long)c->thread, (unsigned long long)c->cur);
+}
+
 /* Forward: from the state after c->cur to the next checkpoint, skipping quiet windows. */
 static int fill_forward(struct umt_reg_history *h, struct rh_cursor *c)
 {
@@ -146,10 +156,12 @@ static int fill_forward(struct umt_reg_history *h, struct rh_cursor *c)
 	int rc = 0;
 	reset_log(c);
 	while (rc == 0 && !c->done && c->n == 0) {
-		uint64_t entry, x, end = h->q.to, last;
+		uint64_t entry = 0, x = 0, end = h->q.to, last, before = c->cur;
 		int has = umt__regs_next_entry(d, c->thread, c->cur, &entry);
 		if (has < 0 || (has > 0 && (rc = umt__regs_load(d, entry, &h->ck, &x)) < 0))
 			return has < 0 ? has : rc;
+		if (has > 0 && c->cur != UMT_NO_RECORD && x <= c->cur)
+			return stuck(d, c, entry);
 		if (has > 0) {
 			uint64_t m = latest(h, &h->ck);
 			if (m == UMT_NO_RECORD || (c->cur != UMT_NO_RECORD && m <= c->cur)) {
@@ -164,6 +176,8 @@ static int fill_forward(struct umt_reg_history *h, struct rh_cursor *c)
 		rc = umt__regs_advance(d, c->thread, c->cur, end, &c->s, visit, &a, &last);
 		c->cur = last;
 		c->done = has == 0 || end >= h->q.to;
+		if (rc == 0 && !c->done && c->n == 0 && c->cur == before)
+			return stuck(d, c, entry);
 	}
 	return rc;
 }
@@ -266,6 +280,8 @@ static int fill_backward(struct umt_reg_history *h, struct rh_cursor *c)
 				uint64_t record;
 				if ((rc = umt__regs_load(d, entry, &h->ck, &record)) == 0)
 					c->pos = latest(h, &h->ck);
+				if (rc == 0 && c->pos != UMT_NO_RECORD && c->pos >= pos)
+					rc = stuck(d, c, entry); /* a write at or after where we were */
 				c->done = c->pos == UMT_NO_RECORD;
 				break;
 			}

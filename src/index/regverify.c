@@ -64,11 +64,13 @@ static int expect(struct rv *v, uint64_t thread, uint64_t record)
 	if (rc == 0 && !same_state(&v->ck, v->st[thread]))
 		rc = umt__regs_corrupt(UMT_IX_REGS_CKPT, off, "checkpoint after record %llu differs "
 		                       "from the trace's registers", (unsigned long long)record);
+	if (rc < 0) /* umt__regs_load() checked off: past here it lies inside regs.ckpt */
+		return rc;
 	const uint8_t *p = d->ckpt.data + off;
 	uint64_t len;
-	if (rc == 0 && umt__get_varint(&p, d->ckpt.data + d->ckpt.size, &len))
+	if (umt__get_varint(&p, d->ckpt.data + d->ckpt.size, &len))
 		v->blob_bytes += (uint64_t)(p - (d->ckpt.data + off)) + len;
-	return rc;
+	return 0;
 }
 
 /* One record: applied to its thread's state, the rule's checkpoints every K. */

@@ -81,10 +81,10 @@ int umt__regs_load(const struct regs_data *d, uint64_t entry, struct rstate *s, 
 	uint64_t off, len, at = 64 + d->thread_count * sizeof(umt_ix_regs_thread) + entry * 16;
 	*record = entry_record(d, entry);
 	memcpy(&off, &d->entries[entry].Offset, 8);
-	const uint8_t *p = d->ckpt.data + off, *end = d->ckpt.data + d->ckpt.size;
-	if (off < 64 || off >= d->ckpt.size)
+	if (off < 64 || off >= d->ckpt.size) /* checked before it makes a pointer */
 		return umt__regs_corrupt(UMT_IX_REGS_DIR, at + 8, "checkpoint offset 0x%llx outside "
 		                         "regs.ckpt", (unsigned long long)off);
+	const uint8_t *p = d->ckpt.data + off, *end = d->ckpt.data + d->ckpt.size;
 	if (!umt__get_varint(&p, end, &len) || len > (uint64_t)(end - p))
 		return umt__regs_corrupt(UMT_IX_REGS_CKPT, off, "checkpoint length runs past the file");
 	if (umt__rs_decode(p, len, *record, s) < 0)
