@@ -392,4 +392,11 @@ static inline int umt__out_of_range(const umt_trace *t, const struct umt_range_m
  */
 UMT_HIDDEN long umt__utf8_to_utf16(const char *s, uint16_t *out, size_t cap);
 
+/*
+ * umt_sem_get() for loops over records (the index's calls section): a row
+ * already found not to decode fails at once with UMT_E_CORRUPT and no
+ * message (formatting one per record cost more than the whole build).
+ */
+UMT_HIDDEN int umt__sem_fast(const umt_trace *t, uint64_t ins_id, umt_sem *out);
+
 #endif /* UMTRACE_INTERNAL_H */

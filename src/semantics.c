@@ -25,6 +25,7 @@ struct sem_slot {
 };
 
 #define PACKED_DONE (1ull << 63)
+#define PACKED_BAD (1ull << 62) /* the row does not decode: umt__sem_fast() says so at once */
 
 /* One slot per row, zero until decoded; none when memory is short (decode each time). */
 static int build_table(const umt_trace *t, void **out)
@@ -239,6 +240,8 @@ int umt_sem_get(const umt_trace *t, uint64_t ins_id, umt_sem *out)
 	}
 	struct decoded d;
 	int rc = decode_row(t, ins_id, &d);
+	if (rc == UMT_E_CORRUPT && slot != NULL)
+		__atomic_store_n(&slot->packed, PACKED_BAD, __ATOMIC_RELEASE);
 	if (rc < 0)
 		return rc;
 	summarize(&d, out);
@@ -247,6 +250,16 @@ int umt_sem_get(const umt_trace *t, uint64_t ins_id, umt_sem *out)
 		__atomic_store_n(&slot->packed, pack(out), __ATOMIC_RELEASE);
 	}
 	return 0;
+}
+
+int umt__sem_fast(const umt_trace *t, uint64_t ins_id, umt_sem *out)
+{
+	void *part = NULL;
+	if (ins_id < t->ins.count && umt__lazy_get(t, &table_kind, &part) == 0 && part != NULL &&
+	    (__atomic_load_n(&((struct sem_slot *)part)[ins_id].packed, __ATOMIC_ACQUIRE) &
+	     PACKED_BAD))
+		return UMT_E_CORRUPT;
+	return umt_sem_get(t, ins_id, out);
 }
 
 const char *umt_sem_mnemonic_name(unsigned mnemonic)
