@@ -81,7 +81,8 @@ static int extract_branch(struct call_extract *x, const umt_rec *r, struct call_
 {
 	int64_t ins;
 	umt_sem sem;
-	if (umt_rec_ins(r, &ins, NULL, NULL) < 0 || ins < 0 || umt__sem_fast(x->t, (uint64_t)ins, &sem) < 0 ||
+	if (umt_rec_ins(r, &ins, NULL, NULL) < 0 || ins < 0 ||
+	    umt__sem_fast(x->t, (uint64_t)ins, &sem) < 0 ||
 	    (sem.category != UMT_SEM_CALL && sem.category != UMT_SEM_RET))
 		return 0;
 	bool call = sem.category == UMT_SEM_CALL;
