@@ -94,10 +94,10 @@ static int sem_column(struct usql_cursor *c, sqlite3_context *ctx, uint64_t ins_
 	if (rc < 0)
 		return usql_result_fail(c, ctx, rc);
 	switch (field) {
-	case USQL_INS_ZYDIS_MNEMONIC: result_name(ctx, umt_sem_mnemonic_name(s.mnemonic)); break;
-	case USQL_INS_SEM_CATEGORY: result_name(ctx, umt_sem_category_name(s.category)); break;
+	case USQL_INS_ZYDIS_MNEMONIC: usql_result_static(ctx, umt_sem_mnemonic_name(s.mnemonic)); break;
+	case USQL_INS_SEM_CATEGORY: usql_result_static(ctx, umt_sem_category_name(s.category)); break;
 	case USQL_INS_ZYDIS_CATEGORY:
-		result_name(ctx, umt_sem_zydis_category_name(s.zydis_category));
+		usql_result_static(ctx, umt_sem_zydis_category_name(s.zydis_category));
 		break;
 	default:
 		if (s.flags & UMT_SEM_F_TARGET)

@@ -281,6 +281,12 @@ int usql_result_fail(struct usql_cursor *c, sqlite3_context *ctx, int umt_rc);
 /** Text of @p n bytes (copied: values never point into the mapping). */
 void usql_result_text(sqlite3_context *ctx, const char *s, size_t n);
 
+/**
+ * Text with static storage in the library (record type names, Zydis names):
+ * not copied, which saves a malloc and a free per value.
+ */
+void usql_result_static(sqlite3_context *ctx, const char *s);
+
 /** Bytes (copied). */
 void usql_result_blob(sqlite3_context *ctx, const void *p, uint64_t n);
 

@@ -288,6 +288,14 @@ void usql_result_text(sqlite3_context *ctx, const char *s, size_t n)
 	sqlite3_result_text64(ctx, s, n, SQLITE_TRANSIENT, SQLITE_UTF8);
 }
 
+void usql_result_static(sqlite3_context *ctx, const char *s)
+{
+	if (s)
+		sqlite3_result_text(ctx, s, -1, SQLITE_STATIC);
+	else
+		sqlite3_result_null(ctx);
+}
+
 void usql_result_blob(sqlite3_context *ctx, const void *p, uint64_t n)
 {
 	sqlite3_result_blob64(ctx, p, n, SQLITE_TRANSIENT);
