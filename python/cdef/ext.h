@@ -7,6 +7,8 @@ typedef struct {
 void umtpy_ins_cache_fill(const umt_trace *t, uint64_t count, uint64_t *address,
                           int16_t *mnemonic, int16_t *category, int16_t *form, int32_t *module,
                           int32_t *status);
+int64_t umtpy_row_counts(const umt_trace *t, uint64_t begin, uint64_t end, int64_t *counts,
+                         uint64_t rows, uint64_t *without, uint64_t *failed);
 typedef struct {
 	uint64_t *id; int32_t *thread; uint8_t *type; uint8_t *flags; uint64_t *offset; uint64_t *size;
 	int64_t *ins_id; uint64_t *address; int16_t *mnemonic; int16_t *category; int16_t *form;

@@ -16,6 +16,17 @@
 #include "umtrace/index.h"
 #include "umtrace/umtrace.h"
 
+/* ---- records per instruction row (counts.c) ---------------------------- */
+
+/**
+ * Adds the instruction records of [@p begin, @p end) to @p counts (@p rows
+ * entries, by InsID); those whose InsID has no row go to *@p without.
+ * @return the instruction records, or an error (the bad record's ID in
+ * *@p failed).
+ */
+int64_t umtpy_row_counts(const umt_trace *t, uint64_t begin, uint64_t end, int64_t *counts,
+                         uint64_t rows, uint64_t *without, uint64_t *failed);
+
 /* ---- per-record columns (columns.c) ------------------------------------ */
 
 /** Per-row facts of the instruction table, looked up by InsID while filling columns. */

@@ -36,6 +36,34 @@ def test_columns_equal_the_c_scan(tools, trace_dir, exec_json):
         assert int(acc) == lib.umtpy_ref_block_scan(t._core.t, 0, len(t))
 
 
+def test_row_counts_equal_umtdump(trace_dir, exec_json):
+    want = exec_json(trace_dir)
+    with umtrace.open(trace_dir) as t:
+        rows = len(t.instructions)
+        ids = [w["ins_id"] for w in want if w["type_code"] == 0]
+        expect = np.zeros(rows, np.int64)
+        for i in ids:
+            if 0 <= i < rows:
+                expect[i] += 1
+        counts, n, without = t.row_counts()
+        assert n == len(ids) and without == len(ids) - int(expect.sum()) and n > 1000
+        assert (counts == expect).all() and counts.dtype == np.int64
+        # ranges add up to the whole, into one array
+        bounds = t.split(3)
+        total = np.zeros(rows, np.int64)
+        got = [t.row_counts(int(a), int(b), out=total)[1] for a, b in zip(bounds, bounds[1:])]
+        assert sum(got) == n and (total == expect).all()
+        a, b = 17, 4000
+        part = [w["ins_id"] for w in want[a:b] if w["type_code"] == 0]
+        c, k, _ = t.row_counts(a, b)
+        assert k == len(part) and int(c.sum()) == sum(1 for i in part if 0 <= i < rows)
+        assert t.row_counts(len(t))[1] == 0
+        with pytest.raises(umtrace.RangeError):
+            t.row_counts(len(t) + 1)
+        with pytest.raises(umtrace.InvalidError):
+            t.row_counts(out=np.zeros(rows + 1, np.int64))
+
+
 def test_column_ranges_and_defaults(traces):
     with umtrace.open(traces["2015"]) as t:
         full = t.columns(fields=("thread", "type", "ins_id"))

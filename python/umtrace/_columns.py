@@ -90,6 +90,25 @@ def columns(core, start, stop, fields, skip_bad, reuse=None):
     return cols
 
 
+def row_counts(core, start, stop, out=None):
+    """(counts, instructions, without_row): see Trace.row_counts()."""
+    start, stop = record_range(core.info["exec_count"], start, stop)
+    rows = core.info["ins_count"]
+    if out is None:
+        out = np.zeros(rows, np.int64)
+    elif not (isinstance(out, np.ndarray) and out.dtype == np.int64 and out.ndim == 1 and
+              len(out) == rows and out.flags.c_contiguous and out.flags.writeable):
+        raise InvalidError(f"out: not a writable int64 array of {rows} rows")
+    without, failed = ffi.new("uint64_t *"), ffi.new("uint64_t *")
+    n = lib.umtpy_row_counts(core.t, start, stop, ffi.from_buffer("int64_t[]", out,
+                             require_writable=True), rows, without, failed)
+    if n < 0:
+        e = error(n)
+        e.record_id = failed[0]
+        raise e
+    return out, n, without[0]
+
+
 def scan(core, start, stop, fields, chunk, skip_bad):
     """(first record, Columns) for successive chunks: see Trace.scan()."""
     start, stop = record_range(core.info["exec_count"], start, stop)

@@ -1,8 +1,8 @@
 """Coverage jobs: which instructions of each module ran, and what differs
 between traces.
 
-A task scans the InsID of its records in C, counts the records of each
-instruction row, and turns the rows executed into (module, address,
+A task counts the records of each instruction row in C
+(``Trace.row_counts()``), and turns the rows executed into (module, address,
 records) through the instruction table (a row's ModuleID and Address,
 read from the zero-copy view): a few thousand rows, whatever the number
 of records. Modules are named on the worker (umt_module_name()). A
@@ -22,9 +22,6 @@ compare (code outside modules by address).
 """
 import numpy as np
 
-from .._constants import RecType
-from ._stats import CHUNK
-
 
 def _sum_by(module, address, count):
     """(module, address, count) with one entry per (module, address), the
@@ -40,16 +37,7 @@ def _sum_by(module, address, count):
 def coverage_part(trace, start, stop):
     """The instruction rows executed in [start, stop) as (module, address, records)."""
     ins = trace.instructions
-    rows = len(ins)
-    counts = np.zeros(rows, np.int64)
-    n = without = 0
-    for _, c in trace.scan(start, stop, fields=("type", "ins_id"), chunk=CHUNK):
-        ids = c["ins_id"][c["type"] == RecType.INSTRUCTION]
-        n += len(ids)
-        known = (ids >= 0) & (ids < rows)
-        without += len(ids) - int(np.count_nonzero(known))
-        b = np.bincount(ids[known])
-        counts[:len(b)] += b
+    counts, n, without = trace.row_counts(start, stop)
     ran = np.flatnonzero(counts)
     module = ins["ModuleID"][ran].astype(np.int32)
     module[(module < 0) | (module >= len(trace.modules))] = -1

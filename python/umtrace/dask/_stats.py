@@ -65,19 +65,19 @@ def xed_version(trace):
 # ---- the instruction mix ------------------------------------------------------
 
 def mix_part(trace, start, stop):
-    """Instruction records of [start, stop) by mnemonic and by category."""
+    """Instruction records of [start, stop) by mnemonic and by category:
+    the records of each instruction row counted in C, then added up by the
+    row's decoded mnemonic and category (-1: the row has no decoded
+    instruction; records whose InsID has no row are undecoded too)."""
+    counts, n, without = trace.row_counts(start, stop)
+    ran = np.flatnonzero(counts)
+    cache = trace._core.ins_cache()
+    m, k, c = cache.mnemonic[ran], cache.category[ran], counts[ran]
+    known = m >= 0
+    undecoded = without + int(c[~known].sum())
     mn, cat = np.zeros(1 << 15, np.int64), np.zeros(1 << 15, np.int64)
-    n = undecoded = 0
-    for _, c in trace.scan(start, stop, fields=("type", "mnemonic", "category"), chunk=CHUNK):
-        ins = c["type"] == RecType.INSTRUCTION
-        m, k = c["mnemonic"][ins], c["category"][ins]
-        n += len(m)
-        known = m >= 0  # -1: the row has no decoded instruction (or there is no row)
-        undecoded += len(m) - int(np.count_nonzero(known))
-        b = np.bincount(m[known])
-        mn[:len(b)] += b
-        b = np.bincount(k[k >= 0])
-        cat[:len(b)] += b
+    np.add.at(mn, m[known], c[known])
+    np.add.at(cat, k[k >= 0], c[k >= 0])
     mn, cat = _sparse(mn), _sparse(cat)
     names = trace.names
     return {"xed_version": xed_version(trace), "instructions": n, "undecoded": undecoded,
