@@ -3,12 +3,14 @@ partial results combined in a tree, failures kept per trace.
 
 A job is a function ``fn(trace, start, stop)`` over the records [start,
 stop) of a trace and an associative ``combine(a, b)`` of its results. The
-engine plans the ranges (a small task per trace opens it on a worker and
-cuts its records into ranges of about equal bytes, umt_exec_split()),
-submits one task per range and folds the results: first the ranges of
-each trace, then the traces. Every task is a pure function of (path,
-range), so Dask may run it again on another worker when one is lost, and
-the result is the same.
+engine chooses how many ranges of about equal bytes each trace gets from
+the size of its exec.vtable; each task cuts the same bounds on its worker
+(umt_exec_split()) and runs its range, so that the job starts without a
+round trip (a trace the client cannot see is planned by a small task on a
+worker first). It submits one task per range and folds the results:
+first the ranges of each trace, then the traces. Every task is a pure
+function of (path, range), so Dask may run it again on another worker
+when one is lost, and the result is the same.
 
 A trace that cannot be read (missing, corrupt: any ``umtrace.Error``, or
 an ``OSError``) fails as a whole: the results of its other ranges are
@@ -19,9 +21,11 @@ running is cancelled).
 """
 import functools
 import math
+import os
 
 from .. import _errors
 from .._constants import File
+from .._ffi import ffi, lib
 from . import _cache
 
 #: the smallest range a task gets when the engine chooses (bytes of
@@ -35,6 +39,8 @@ MAX_TASK_BYTES = 1 << 30
 TASKS_PER_THREAD = 4
 #: partial results a combine task takes at once
 FAN_IN = 8
+#: the file whose size the client reads to cut a trace it sees
+_EXEC_VTABLE = ffi.string(lib.umt_file_name(int(File.EXEC_VTABLE))).decode()
 
 
 class Failure:
@@ -129,6 +135,23 @@ def _leaf(fn, path, start, stop, names):
     return fn(_cache.trace(path, names), start, stop)
 
 
+def _piece(fn, path, k, n, names, raise_errors):
+    """@fn over range @k of the @n ranges of about equal bytes of the trace
+    (umt_exec_split() on the worker: every worker cuts the same bounds), as
+    a Partial: no value for a range that is empty (more ranges than
+    records; a trace of no records gets one call, on range 0), the trace's
+    Failure when it cannot be read."""
+    def task():
+        t = _cache.trace(path, names)
+        bounds = t.split(n)
+        return t, int(bounds[k]), int(bounds[k + 1]), int(bounds[-1]) == int(bounds[0])
+    got = _guard(task, path, raise_errors)
+    if not got.has_value:
+        return got
+    t, a, b, none = got.value
+    return _guard(fn, path, raise_errors, t, a, b) if b > a or (none and k == 0) else Partial()
+
+
 def _fold(combine, *parts):
     """The Partials @parts folded: values combined in order, failures joined."""
     out = Partial()
@@ -173,26 +196,47 @@ def _groups(bounds, k):
     return ranges or [(cut[0], cut[-1])]
 
 
+def _vtable_bytes(path):
+    """The size of the trace's exec.vtable as the client sees it, or None
+    (not visible from here: the workers' storage, or missing)."""
+    try:
+        return os.stat(os.path.join(path, _EXEC_VTABLE)).st_size
+    except OSError:
+        return None
+
+
 def _ranges(client, paths, names, parts, raise_errors, tracker):
-    """{path: [(start, stop)...]} and {path: Failure} of the traces whose
-    plan failed. @parts: ranges per trace (1: whole traces, no planning;
-    None: the engine chooses from the sizes and the cluster's threads)."""
+    """{path: ("ranges", [(start, stop)...]) or ("pieces", n)} and {path:
+    Failure} of the traces whose plan failed. @parts: ranges per trace (1:
+    whole traces, no planning; None: the engine chooses from the sizes and
+    the cluster's threads). A trace whose size the client sees is cut into
+    n pieces that the leaves find themselves (no round trip before the
+    job); the others are planned on a worker first."""
     if parts == 1:
-        return {p: [(0, None)] for p in paths}, {}
+        return {p: ("ranges", [(0, None)]) for p in paths}, {}
+    seen = {p: _vtable_bytes(p) for p in paths}
+    far = [p for p in paths if seen[p] is None]
     plan = functools.partial(_plan, names=names, parts=parts, piece_bytes=MIN_TASK_BYTES)
-    futures = [client.submit(_guard, plan, p, raise_errors, p, pure=False) for p in paths]
-    plans = tracker.gather(futures)
+    futures = [client.submit(_guard, plan, p, raise_errors, p, pure=False) for p in far]
+    plans = tracker.gather(futures) if futures else []
     failures = {}
-    for p, r in zip(paths, plans):
+    for p, r in zip(far, plans):
         failures.update(r.failures)
-    ok = {p: r.value for p, r in zip(paths, plans) if r.has_value}
+        if r.has_value:
+            seen[p] = r.value
+    ok = {p: v for p, v in seen.items() if v is not None}
     if parts is not None:
-        return {p: _groups(v["bounds"], parts) for p, v in ok.items()}, failures
+        return {p: ("ranges", _groups(v["bounds"], parts)) if isinstance(v, dict)
+                else ("pieces", parts) for p, v in ok.items()}, failures
     threads = max(1, sum(client.nthreads().values()))
-    total = sum(v["bytes"] for v in ok.values())
+    nbytes = {p: v["bytes"] if isinstance(v, dict) else v for p, v in ok.items()}
+    total = sum(nbytes.values())
     target = min(MAX_TASK_BYTES, max(MIN_TASK_BYTES, total / (TASKS_PER_THREAD * threads)))
-    return {p: _groups(v["bounds"], math.ceil(v["bytes"] / target) if v["bytes"] else 1)
-            for p, v in ok.items()}, failures
+    out = {}
+    for p, v in ok.items():
+        k = math.ceil(nbytes[p] / target) if nbytes[p] else 1
+        out[p] = ("ranges", _groups(v["bounds"], k)) if isinstance(v, dict) else ("pieces", k)
+    return out, failures
 
 
 def _tree(client, fold, futures, made, last=None):
@@ -228,9 +272,13 @@ def run(client, paths, fn, combine, names=None, parts=None, per_trace=False,
     leaf = functools.partial(_leaf, fn)
     fold = functools.partial(_fold, combine)
     made, traces = [], []
-    for path, rs in ranges.items():
-        leaves = [client.submit(_guard, leaf, path, raising, path, a, b, names, pure=False)
-                  for a, b in rs]
+    for path, (how, rs) in ranges.items():
+        if how == "pieces":
+            leaves = [client.submit(_piece, fn, path, k, rs, names, raising, pure=False)
+                      for k in range(rs)]
+        else:
+            leaves = [client.submit(_guard, leaf, path, raising, path, a, b, names, pure=False)
+                      for a, b in rs]
         made.extend(leaves)
         traces.append(_tree(client, fold, leaves, made,
                             functools.partial(_finish_trace, combine, per_trace, path)))
