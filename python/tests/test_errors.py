@@ -55,6 +55,10 @@ def test_bad_offsets(tools, bad_traces, sample):
         with pytest.raises(umtrace.BoundsError):
             t.accesses()
         assert set(t.accesses(skip_bad=True)["id"].tolist()).isdisjoint(bad)
+        with pytest.raises(umtrace.BoundsError) as e:
+            t.row_counts()
+        assert e.value.record_id == 4 and e.value.message == want[0]
+        assert t.row_counts(0, 4)[1] == sum(1 for k in range(4) if g["type"][k] == 0)
 
 
 def test_bad_type(tools, bad_traces):
@@ -90,6 +94,10 @@ def test_bad_instruction_id_in_columns(bad_traces):
         c = t.columns(fields=("ins_id", "address", "mnemonic", "module"))
         assert (c["ins_id"][2], c["address"][2], c["mnemonic"][2], c["module"][2]) == \
             (99999, 0, -1, -1)
+        # the record of no row is counted apart, the others by row
+        counts, n, without = t.row_counts()
+        ins = c["ins_id"][t.columns(fields=("type",))["type"] == 0]
+        assert (n, without) == (len(ins), 1) and int(counts.sum()) == n - 1
 
 
 def test_missing_trace_xml_is_no_error(bad_traces):
