@@ -52,3 +52,5 @@ extern "Python" int umtpy_on_verify_problem(const umt_problem *p, void *ctx);
 int64_t umtpy_sem_rows(const umt_trace *t, uint64_t begin, uint64_t end, uint16_t *mnemonic,
                        uint8_t *category, uint8_t *zydis_category, uint8_t *flags,
                        uint8_t *length, uint64_t *target, uint64_t *failed);
+int64_t umtpy_sem_pick(const umt_trace *t, const int64_t *rows, uint64_t n, uint16_t *mnemonic,
+                       uint8_t *zydis_category, uint8_t *category, int32_t *status);

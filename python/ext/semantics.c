@@ -23,3 +23,17 @@ int64_t umtpy_sem_rows(const umt_trace *t, uint64_t begin, uint64_t end, uint16_
 	}
 	return (int64_t)(end - begin);
 }
+
+int64_t umtpy_sem_pick(const umt_trace *t, const int64_t *rows, uint64_t n, uint16_t *mnemonic,
+                       uint8_t *zydis_category, uint8_t *category, int32_t *status)
+{
+	for (uint64_t k = 0; k < n; k++) {
+		umt_sem s;
+		int rc = rows[k] < 0 ? UMT_E_RANGE : umt_sem_get(t, (uint64_t)rows[k], &s);
+		status[k] = rc;
+		mnemonic[k] = rc == 0 ? s.mnemonic : 0;
+		zydis_category[k] = rc == 0 ? s.zydis_category : 0;
+		category[k] = rc == 0 ? s.category : 0;
+	}
+	return (int64_t)n;
+}

@@ -210,4 +210,13 @@ int64_t umtpy_sem_rows(const umt_trace *t, uint64_t begin, uint64_t end, uint16_
                        uint8_t *category, uint8_t *zydis_category, uint8_t *flags,
                        uint8_t *length, uint64_t *target, uint64_t *failed);
 
+/**
+ * The semantics of the @p n instruction rows listed in @p rows, each on its
+ * own: status[k] is 0, or the error of row rows[k] (code bytes that do not
+ * decode, a row that does not exist), and then its fields are 0. Counting
+ * instruction records by mnemonic needs only the rows they executed.
+ */
+int64_t umtpy_sem_pick(const umt_trace *t, const int64_t *rows, uint64_t n, uint16_t *mnemonic,
+                       uint8_t *zydis_category, uint8_t *category, int32_t *status);
+
 #endif /* UMTPY_H */

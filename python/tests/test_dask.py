@@ -201,6 +201,11 @@ def test_mix_equals_umtdump_stats(client, corpus, tools):
         assert got["undecoded_instructions"] == c["undecoded_instructions"]
         assert got["mnemonics"] == c["mnemonics"]
         assert got["categories"] == c["categories"]
+        for key in ("zydis_mnemonics", "zydis_categories", "semantic_categories",
+                    "undecodable_code"):
+            assert got[key] == c[key], key
+        assert got["zydis_mnemonics"] and sum(m["count"] for m in got["zydis_mnemonics"]) + \
+            got["undecodable_code"] == got["instructions"]
     # the totals: one per XED version, each the sum of its traces
     versions = {v["xed_version"]: v for v in r.total}
     assert set(versions) == {"20150121", "20140106"}

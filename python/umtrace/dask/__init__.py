@@ -85,7 +85,9 @@ def mix(client, paths, names=None, parts=None, on_error="report", progress=None)
     counts: instruction records by the decoded mnemonic and category of
     their instruction row). ``value``: {path: {xed_version, instructions,
     undecoded_instructions, mnemonics: [{mnemonic, mnemonic_name (when known), count}],
-    categories: [{category, category_name, count}]}}, most frequent first;
+    categories: [{category, category_name, count}], and by the code bytes'
+    Zydis names: zydis_mnemonics: [{zydis_mnemonic, count}], zydis_categories,
+    semantic_categories, undecodable_code}}, most frequent first;
     ``total``: the traces added up per XED version (a list of the same,
     with "traces"). Names come from @names (XED headers); without them the
     *_name keys are left out."""

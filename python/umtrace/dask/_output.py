@@ -92,6 +92,17 @@ class Job:
                 for row in g[rows]:
                     name = f" ({row[key + '_name']})" if row.get(key + "_name") else ""
                     yield f"  {row['count']:>12}  {row[key]}{name}"
+            if not self.args.names:  # as umtdump stats: XED's numbers need their names
+                for title, key, rows in (("by mnemonic (Zydis)", "zydis_mnemonic",
+                                          "zydis_mnemonics"),
+                                         ("by category (Zydis)", "zydis_category",
+                                          "zydis_categories")):
+                    yield title
+                    yield from (f"  {r['count']:>12}  {r[key]}" for r in g[rows])
+            yield "by control flow"
+            yield from (f"  {r['count']:>12}  {r['category']}" for r in g["semantic_categories"])
+            if g["undecodable_code"]:
+                yield f"code bytes not decoded {g['undecodable_code']:>11}"
 
     def _coverage(self, r):
         for path, cov in r.value.items():

@@ -11,6 +11,9 @@ decoded mnemonic and category of the instruction row they execute
 (records whose row has no decoded instruction are "undecoded"), most
 frequent first, then by value. Mnemonic numbers are XED iclass values of
 the trace's XED version: traces of different versions are totalled apart.
+Like umtdump stats it also counts them by the Zydis mnemonic, Zydis
+category and control-flow category of the row's code bytes (names every
+trace has, without XED headers), from the rows executed only.
 Syscalls are counted per syscall record (one entry record each) by
 unified ID, with the raw IDs seen and the count per thread.
 """
@@ -18,6 +21,7 @@ import numpy as np
 
 from .._constants import RecType
 from .._errors import XmlError
+from .._ffi import ffi, lib
 
 #: records a task reads at once (arrays reused between chunks)
 CHUNK = 1 << 20
@@ -64,11 +68,42 @@ def xed_version(trace):
 
 # ---- the instruction mix ------------------------------------------------------
 
+def _zydis(trace, rows, counts):
+    """The records of instruction rows @rows (executed @counts times) by the
+    Zydis mnemonic, Zydis category and control-flow category of their code
+    bytes, with the names, and the records whose code does not decode."""
+    n = len(rows)
+    mn, zc, cat = np.zeros(n, np.uint16), np.zeros(n, np.uint8), np.zeros(n, np.uint8)
+    status = np.zeros(n, np.int32)
+    rows = np.ascontiguousarray(rows, np.int64)
+    lib.umtpy_sem_pick(trace._core.t, ffi.from_buffer("int64_t[]", rows), n,
+                       ffi.from_buffer("uint16_t[]", mn, require_writable=True),
+                       ffi.from_buffer("uint8_t[]", zc, require_writable=True),
+                       ffi.from_buffer("uint8_t[]", cat, require_writable=True),
+                       ffi.from_buffer("int32_t[]", status, require_writable=True))
+    ok = status == 0
+    out = {"undecodable": int(counts[~ok].sum())}
+    for key, values, namer in (("zydis_mnemonic", mn, lib.umt_sem_mnemonic_name),
+                               ("zydis_category", zc, lib.umt_sem_zydis_category_name),
+                               ("semantic", cat, lib.umt_sem_category_name)):
+        total = np.zeros(1 << 16, np.int64)
+        np.add.at(total, values[ok], counts[ok])
+        out[key] = _sparse(total)
+        out[key + "_name"] = {v: _cstr(namer(v)) for v in out[key]}
+    return out
+
+
+def _cstr(p):
+    return None if p == ffi.NULL else ffi.string(p).decode()
+
+
 def mix_part(trace, start, stop):
     """Instruction records of [start, stop) by mnemonic and by category:
     the records of each instruction row counted in C, then added up by the
     row's decoded mnemonic and category (-1: the row has no decoded
-    instruction; records whose InsID has no row are undecoded too)."""
+    instruction; records whose InsID has no row are undecoded too), and by
+    the Zydis names of the row's code bytes (records whose row is missing
+    or whose code does not decode: "undecodable")."""
     counts, n, without = trace.row_counts(start, stop)
     ran = np.flatnonzero(counts)
     cache = trace._core.ins_cache()
@@ -80,15 +115,30 @@ def mix_part(trace, start, stop):
     np.add.at(cat, k[k >= 0], c[k >= 0])
     mn, cat = _sparse(mn), _sparse(cat)
     names = trace.names
+    z = _zydis(trace, ran, c)
+    z["undecodable"] += without
     return {"xed_version": xed_version(trace), "instructions": n, "undecoded": undecoded,
             "mnemonic": mn, "category": cat,
             "mnemonic_name": {v: names.mnemonic(v) for v in mn} if names else {},
-            "category_name": {v: names.category(v) for v in cat} if names else {}}
+            "category_name": {v: names.category(v) for v in cat} if names else {}, **z}
+
+
+_ZYDIS = ("zydis_mnemonic", "zydis_category", "semantic")
 
 
 def mix_combine(a, b):
-    return merge(a, b, sums=("instructions", "undecoded"), counted=("mnemonic", "category"),
-                 unions=("mnemonic_name", "category_name"), same=("xed_version",))
+    return merge(a, b, sums=("instructions", "undecoded", "undecodable"),
+                 counted=("mnemonic", "category") + _ZYDIS,
+                 unions=("mnemonic_name", "category_name") + tuple(k + "_name" for k in _ZYDIS),
+                 same=("xed_version",))
+
+
+def _named(counts, key, names):
+    """Rows {key: name, count} as umtdump stats lists the Zydis tables: most
+    frequent first, then by value; values without a name left out."""
+    return [{key: names[v], "count": c}
+            for v, c in sorted(counts.items(), key=lambda vc: (-vc[1], vc[0]))
+            if names.get(v) is not None]
 
 
 def _ranked(counts, key, names):
@@ -104,12 +154,19 @@ def _ranked(counts, key, names):
 
 def finish_mix(p):
     """A mix partial as the job's result: xed_version, instructions,
-    undecoded_instructions, mnemonics and categories (rows as umtdump
-    stats --json has them)."""
+    undecoded_instructions, mnemonics, categories, zydis_mnemonics,
+    zydis_categories, semantic_categories and undecodable_code (rows as
+    umtdump stats --json has them)."""
     return {"xed_version": p["xed_version"], "instructions": p["instructions"],
             "undecoded_instructions": p["undecoded"],
             "mnemonics": _ranked(p["mnemonic"], "mnemonic", p["mnemonic_name"]),
-            "categories": _ranked(p["category"], "category", p["category_name"])}
+            "categories": _ranked(p["category"], "category", p["category_name"]),
+            "zydis_mnemonics": _named(p["zydis_mnemonic"], "zydis_mnemonic",
+                                      p["zydis_mnemonic_name"]),
+            "zydis_categories": _named(p["zydis_category"], "zydis_category",
+                                       p["zydis_category_name"]),
+            "semantic_categories": _named(p["semantic"], "category", p["semantic_name"]),
+            "undecodable_code": p["undecodable"]}
 
 
 def total_mix(per_trace):
