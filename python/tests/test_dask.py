@@ -424,6 +424,12 @@ def test_map_ranges_and_map_traces(client, corpus, tools):
                            parts=6)
     assert len(ranges) == 6 and ranges[0][0] == 0 and ranges[-1][1] == sum(want.values())
     assert all(x[1] == y[0] for x, y in zip(ranges, ranges[1:]))  # in order, no gap
+    # more ranges than records: the empty ones are never run
+    tiny = tools.gen(os.path.join(os.path.dirname(path), "tiny"), 20, 1, 3)
+    ranges = ud.map_ranges(client, tiny, lambda t, a, b: [(a, b)], lambda a, b: a + b,
+                           parts=45)
+    assert ranges[0][0] == 0 and ranges[-1][1] == 20 and all(b > a for a, b in ranges)
+    assert all(x[1] == y[0] for x, y in zip(ranges, ranges[1:]))
     r = ud.map_traces(client, good(corpus) + [corpus["missing"]], len, lambda a, b: a + b)
     assert r.value == sum(len(c_records(tools, p)) for p in good(corpus))
     assert list(r.failures) == [corpus["missing"]]

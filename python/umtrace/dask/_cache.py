@@ -30,6 +30,7 @@ _FILES = tuple(ffi.string(lib.umt_file_name(int(f))).decode() for f in File)
 _lock = threading.Lock()
 _open = collections.OrderedDict()  # (path, names) -> _Entry, least recently used first
 _indexes = weakref.WeakKeyDictionary()  # Trace -> {directory: Index}, gone with the Trace
+_bounds = weakref.WeakKeyDictionary()  # Trace -> {n: bounds of n ranges}, gone with the Trace
 
 
 class _Entry:
@@ -97,6 +98,22 @@ def index(trace, directory=None):
     with _lock:
         _indexes.setdefault(trace, {})[directory] = ix
     return ix
+
+
+def bounds(trace, n):
+    """The @n + 1 bounds of @trace's n ranges of about equal bytes
+    (``Trace.split()``), cut once per trace handle and count: the tasks of
+    a job over n ranges each need two of them."""
+    with _lock:
+        b = _bounds.get(trace, {}).get(n)
+    if b is None:
+        b = [int(x) for x in trace.split(n)]
+        with _lock:
+            kept = _bounds.setdefault(trace, {})
+            if len(kept) >= LIMIT:
+                kept.clear()
+            kept[n] = b
+    return b
 
 
 def forget_index(trace):

@@ -143,8 +143,8 @@ def _piece(fn, path, k, n, names, raise_errors):
     Failure when it cannot be read."""
     def task():
         t = _cache.trace(path, names)
-        bounds = t.split(n)
-        return t, int(bounds[k]), int(bounds[k + 1]), int(bounds[-1]) == int(bounds[0])
+        bounds = _cache.bounds(t, n)
+        return t, bounds[k], bounds[k + 1], bounds[-1] == bounds[0]
     got = _guard(task, path, raise_errors)
     if not got.has_value:
         return got
