@@ -325,7 +325,7 @@ bool parse_range(const char *arg, uint64_t *address, uint64_t *length);
  * "umtdump: --at N: no such record (M records)", "umtdump: --thread N: no
  * such thread (M threads)") and returns false: a usage error (EXIT_USAGE).
  */
-bool at_given(const struct opts *o, const char *cmd); /* --at was given to @p cmd */
+bool at_given(const struct opts *o, const char *cmd);         /* --at was given to @p cmd */
 bool at_exists(const umt_trace *t, const struct opts *o);     /* --at is a record */
 bool thread_exists(const umt_trace *t, const struct opts *o); /* --thread is -1 or a thread */
 
