@@ -257,6 +257,22 @@ int usql_id_range(const struct usql_args *a, unsigned k, uint64_t count, uint64_
  */
 int usql_at_thread_args(struct usql_cursor *c, const struct usql_args *a, int64_t *thread);
 
+/**
+ * The definition of a table-valued function (at [, thread]) whose hidden
+ * columns at and thread are @p COL_AT and @p COL_THREAD: both pushed as
+ * arguments (=, at required, in usql_at_thread_args()'s order), rows in no
+ * column's order, arguments that are not integers an error (strict_args).
+ */
+#define USQL_AT_THREAD_TABLE(NAME, SCHEMA, CURSOR, COL_AT, COL_THREAD, PLAN, FILTER, NEXT,     \
+                             COLUMN, CLOSE)                                                   \
+	{                                                                                     \
+		.name = NAME, .schema = SCHEMA, .cursor_size = sizeof(CURSOR),                \
+		.push = (const struct usql_pushable[]){{COL_AT, USQL_EQ | USQL_REQUIRED},     \
+		                                       {COL_THREAD, USQL_EQ}},                \
+		.npush = 2, .order_col = -1, .plan = PLAN, .filter = FILTER, .next = NEXT,    \
+		.column = COLUMN, .close = CLOSE, .strict_args = 1                            \
+	}
+
 /** The rows an ID plan of @p s on pushable column @p k visits, of @p count. */
 double usql_id_rows(const struct usql_shape *s, unsigned k, double count);
 

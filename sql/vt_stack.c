@@ -16,9 +16,6 @@ enum { COL_FRAME, COL_CALL0, COL_RET_MODULE_ID = COL_CALL0 + USQL_CALL_NCOLS, CO
 
 enum { K_AT, K_THREAD }; /* usql_at_thread_args()'s order */
 
-static const struct usql_pushable push[] = {{COL_AT, USQL_EQ | USQL_REQUIRED},
-                                             {COL_THREAD, USQL_EQ}};
-
 struct cursor {
 	struct usql_cursor c;
 	umt_frame *frames;     /* the stack (malloc'd, grown as needed) */
@@ -107,19 +104,9 @@ static void close_cursor(struct usql_cursor *c)
 	k->cap = k->depth = 0;
 }
 
-const struct usql_table usql_stack = {
-	.name = "stack",
-	.schema = "CREATE TABLE x(frame INTEGER, " USQL_CALL_COLUMNS ", return_module_id INTEGER, "
-	          "return_module TEXT, return_offset INTEGER, at INTEGER HIDDEN, "
-	          "thread INTEGER HIDDEN)",
-	.cursor_size = sizeof(struct cursor),
-	.push = push,
-	.npush = sizeof push / sizeof push[0],
-	.order_col = -1,
-	.plan = plan,
-	.filter = filter,
-	.next = next,
-	.column = column,
-	.close = close_cursor,
-	.strict_args = 1,
-};
+const struct usql_table usql_stack = USQL_AT_THREAD_TABLE(
+	"stack",
+	"CREATE TABLE x(frame INTEGER, " USQL_CALL_COLUMNS ", return_module_id INTEGER, "
+	"return_module TEXT, return_offset INTEGER, at INTEGER HIDDEN, "
+	"thread INTEGER HIDDEN)",
+	struct cursor, COL_AT, COL_THREAD, plan, filter, next, column, close_cursor);

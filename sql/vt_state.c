@@ -18,9 +18,6 @@ enum { COL_REG, COL_NAME, COL_SIZE, COL_VALUE, COL_BYTES, COL_KNOWN, COL_SOURCE,
 
 enum { K_AT, K_THREAD }; /* usql_at_thread_args()'s order */
 
-static const struct usql_pushable push[] = {{COL_AT, USQL_EQ | USQL_REQUIRED},
-                                             {COL_THREAD, USQL_EQ}};
-
 struct cursor {
 	struct usql_cursor c;
 	umt_state s;
@@ -129,19 +126,9 @@ static void close_cursor(struct usql_cursor *c)
 	k->ready = 0;
 }
 
-const struct usql_table usql_state = {
-	.name = "state",
-	.schema = "CREATE TABLE x(reg INTEGER, name TEXT, size INTEGER, value INTEGER, "
-	          "bytes BLOB, known INTEGER, source INTEGER, "
-	          "at INTEGER HIDDEN, thread INTEGER HIDDEN)",
-	.cursor_size = sizeof(struct cursor),
-	.push = push,
-	.npush = sizeof push / sizeof push[0],
-	.order_col = -1,
-	.plan = plan,
-	.filter = filter,
-	.next = next,
-	.column = column,
-	.close = close_cursor,
-	.strict_args = 1,
-};
+const struct usql_table usql_state = USQL_AT_THREAD_TABLE(
+	"state",
+	"CREATE TABLE x(reg INTEGER, name TEXT, size INTEGER, value INTEGER, "
+	"bytes BLOB, known INTEGER, source INTEGER, "
+	"at INTEGER HIDDEN, thread INTEGER HIDDEN)",
+	struct cursor, COL_AT, COL_THREAD, plan, filter, next, column, close_cursor);

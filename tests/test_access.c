@@ -76,18 +76,7 @@ static int64_t add_row(umt_writer *w, const struct idef *d)
 		s[i].Offset = d->s[i].off;
 		s[i].AddrWidth = d->s[i].aw;
 	}
-	int64_t dfp, tfp, id;
-	assert_int_equal(umt_writer_add_decoded(w, &dec, s, &dfp), 0);
-	assert_int_equal(umt_writer_add_disasm(w, d->text, &tfp), 0);
-	umt_ins_rec r;
-	memset(&r, 0, sizeof r);
-	r.CSis64Bits = 1;
-	r.ModuleID = -1;
-	r.Address = 0x401000;
-	r.DecodedFP = dfp;
-	r.DisasmFP = tfp;
-	assert_int_equal(umt_writer_add_ins(w, &r, &id), 0);
-	return id;
+	return fx_must_add_row(w, &dec, s, d->text, 1, 0x401000);
 }
 
 static void add_ins(umt_writer *w, int64_t row, uint8_t flags, const uint8_t *lc, uint16_t n)

@@ -40,13 +40,6 @@
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
-static char *tmp_path(const char *dir, const char *name)
-{
-	char *p = malloc(strlen(dir) + strlen(name) + 2);
-	sprintf(p, "%s/%s", dir, name);
-	return p;
-}
-
 static void build(umt_trace *t, const char *dir, unsigned threads, uint64_t memory)
 {
 	umt_index_build_options o;
@@ -391,22 +384,15 @@ static void expect_truth(umt_trace *t, umt_index *ix, const char *truth, unsigne
 
 static void check_truth(const char *args, bool want_abandoned)
 {
-	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t"), *idx = tmp_path(dir, "i");
-	char *truth = tmp_path(dir, "truth.jsonl"), gen_args[512];
-	snprintf(gen_args, sizeof gen_args, "%s --truth %s --truth-every 0", args, truth);
-	fx_umtgen(trace, gen_args);
-	umt_trace *t = fx_must_open_dir(trace);
-	umt_index *ix = build_open(t, idx, 2, 0);
+	struct fx_gen g;
+	fx_gen_truth(&g, args, 0);
 	unsigned abandoned = 0;
-	expect_truth(t, ix, truth, &abandoned);
+	expect_truth(g.t, g.ix, g.truth, &abandoned);
 	if (want_abandoned)
 		assert_true(abandoned > 0);
-	check_stacks(t, ix, 37);
-	assert_int_equal(umt_index_verify(ix), 0);
-	umt_index_close(ix);
-	umt_trace_close(t);
-	fx_rmtree(dir);
-	free(dir), free(trace), free(idx), free(truth);
+	check_stacks(g.t, g.ix, 37);
+	assert_int_equal(umt_index_verify(g.ix), 0);
+	fx_gen_free(&g);
 }
 
 static void test_truth(void **state)
@@ -575,7 +561,7 @@ static void hand_stacks(umt_index *ix)
 static void test_hand_built(void **state)
 {
 	(void)state;
-	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t"), *idx = tmp_path(dir, "i");
+	char *dir = fx_tmpdir(), *trace = fx_path(dir, "t"), *idx = fx_path(dir, "i");
 	assert_int_equal(fx_write_call_trace(trace), 0);
 	umt_trace *t = fx_must_open_dir(trace);
 	umt_index *ix = build_open(t, idx, 1, 0);
@@ -618,7 +604,7 @@ static const char *const section_files[] = {"calls.tab", "calls.thr", "calls.tgt
 
 static unsigned char *slurp(const char *dir, const char *name, size_t *n)
 {
-	char *p = tmp_path(dir, name);
+	char *p = fx_path(dir, name);
 	FILE *f = fopen(p, "rb");
 	assert_non_null(f);
 	fseek(f, 0, SEEK_END);
@@ -633,7 +619,7 @@ static unsigned char *slurp(const char *dir, const char *name, size_t *n)
 
 static void put_file(const char *dir, const char *name, const unsigned char *b, size_t n)
 {
-	char *p = tmp_path(dir, name);
+	char *p = fx_path(dir, name);
 	FILE *f = fopen(p, "wb");
 	assert_non_null(f);
 	assert_int_equal(fwrite(b, 1, n, f), n);
@@ -662,7 +648,7 @@ static const struct calls_limits tiny = {
 static void test_same_bytes(void **state)
 {
 	(void)state;
-	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t");
+	char *dir = fx_tmpdir(), *trace = fx_path(dir, "t");
 	fx_umtgen(trace, "--records 60000 --threads 5 --seed 92 --call-depth 12");
 	umt_trace *t = fx_must_open_dir(trace);
 	const struct calls_limits normal = umt__ix_calls_limits;
@@ -670,9 +656,9 @@ static void test_same_bytes(void **state)
 		{1, 0, false, "i1"}, {2, 0, false, "i2"}, {2, 1u << 20, false, "i2budget"},
 		{3, 1u << 20, true, "i3tiny"}, {1, 0, true, "i1tiny"},
 	};
-	char *first = tmp_path(dir, b[0].name);
+	char *first = fx_path(dir, b[0].name);
 	for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) {
-		char *idx = tmp_path(dir, b[i].name);
+		char *idx = fx_path(dir, b[i].name);
 		umt__ix_calls_limits = b[i].tiny ? tiny : normal;
 		umt_index *ix = build_open(t, idx, b[i].threads, b[i].memory);
 		if (b[i].tiny) /* its replay spills the same way */
@@ -790,7 +776,7 @@ static void damage(umt_trace *t, const char *idx, size_t stride)
 static void test_damaged(void **state)
 {
 	(void)state;
-	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t"), *idx = tmp_path(dir, "i");
+	char *dir = fx_tmpdir(), *trace = fx_path(dir, "t"), *idx = fx_path(dir, "i");
 	assert_int_equal(fx_write_call_trace(trace), 0);
 	umt_trace *t = fx_must_open_dir(trace);
 	build(t, idx, 1, 0);
@@ -816,8 +802,8 @@ static void test_damaged(void **state)
 static void test_killed_build(void **state)
 {
 	(void)state;
-	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t"), *other = tmp_path(dir, "o");
-	char *idx = tmp_path(dir, "i");
+	char *dir = fx_tmpdir(), *trace = fx_path(dir, "t"), *other = fx_path(dir, "o");
+	char *idx = fx_path(dir, "i");
 	unsigned outcomes[3] = {0, 0, 0}, k = 1;
 	fx_umtgen(other, "--records 3000 --threads 2 --seed 68");
 	assert_int_equal(fx_write_call_trace(trace), 0);
@@ -1003,20 +989,16 @@ static void expect_call_values(umt_trace *t, umt_index *ix, umt_state *st,
 
 static void check_values(const char *args, bool code32)
 {
-	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t"), *idx = tmp_path(dir, "i");
-	char *truth = tmp_path(dir, "truth.jsonl"), gen_args[512];
-	snprintf(gen_args, sizeof gen_args, "%s --truth %s --truth-every 1", args, truth);
-	fx_umtgen(trace, gen_args);
-	umt_trace *t = fx_must_open_dir(trace);
-	umt_index *ix = build_open(t, idx, 2, 0);
-	struct truth_samples ts = truth_samples(truth, code32);
+	struct fx_gen g;
+	fx_gen_truth(&g, args, 1);
+	struct truth_samples ts = truth_samples(g.truth, code32);
 	umt_state st;
-	assert_int_equal(umt_state_init(ix, &st), 0);
+	assert_int_equal(umt_state_init(g.ix, &st), 0);
 	size_t ncalls;
-	umt_call *calls = all_calls(ix, NULL, &ncalls);
+	umt_call *calls = all_calls(g.ix, NULL, &ncalls);
 	struct arg_counts n = {0};
 	for (size_t i = 0; i < ncalls; i++)
-		expect_call_values(t, ix, &st, &ts, &calls[i], &n);
+		expect_call_values(g.t, g.ix, &st, &ts, &calls[i], &n);
 	print_message("args: %zu calls, %u register arguments checked (%u unknown), %u stack "
 	              "arguments, %u return values (%u unknown)\n", ncalls, n.regs, n.regs_unknown,
 	              n.stack, n.ret, n.ret_unknown);
@@ -1026,10 +1008,7 @@ static void check_values(const char *args, bool code32)
 	umt_state_release(&st);
 	free(calls);
 	free(ts.v);
-	umt_index_close(ix);
-	umt_trace_close(t);
-	fx_rmtree(dir);
-	free(dir), free(trace), free(idx), free(truth);
+	fx_gen_free(&g);
 }
 
 static void test_args(void **state)

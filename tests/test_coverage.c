@@ -32,13 +32,6 @@
 #define K32B 0x7ff900000000ull
 #define JIT 0x500000ull
 
-static char *path_in(const char *dir, const char *name)
-{
-	char *p = malloc(strlen(dir) + strlen(name) + 2);
-	sprintf(p, "%s/%s", dir, name);
-	return p;
-}
-
 /* ---- the hand-built traces ------------------------------------------------------------- */
 
 struct spec {
@@ -214,8 +207,8 @@ static uint8_t *slurp(const char *path, size_t *n)
 static void test_hand_trace(void **state)
 {
 	(void)state;
-	char *dir = fx_tmpdir(), *tr = path_in(dir, "a"), *i1 = path_in(dir, "i1"),
-	     *i2 = path_in(dir, "i2");
+	char *dir = fx_tmpdir(), *tr = fx_path(dir, "a"), *i1 = fx_path(dir, "i1"),
+	     *i2 = fx_path(dir, "i2");
 	write_spec(tr, &spec_a);
 	umt_trace *t = fx_must_open_dir(tr);
 	umt_index *ix = build_open(t, i1, 1, 0, UMT_INDEX_SECTIONS_ALL);
@@ -225,7 +218,7 @@ static void test_hand_trace(void **state)
 	/* three threads and the smallest budget: the same bytes */
 	ix = build_open(t, i2, 3, 1 << 20, UMT_INDEX_SECTIONS_ALL);
 	umt_index_close(ix);
-	char *f1 = path_in(i1, "cov.table"), *f2 = path_in(i2, "cov.table");
+	char *f1 = fx_path(i1, "cov.table"), *f2 = fx_path(i2, "cov.table");
 	size_t n1, n2;
 	uint8_t *b1 = slurp(f1, &n1), *b2 = slurp(f2, &n2);
 	/* 64-byte header, 4 entries of 48 bytes, 7 addresses of 24 */
@@ -241,7 +234,7 @@ static void test_hand_trace(void **state)
 static void test_without_section(void **state)
 {
 	(void)state;
-	char *dir = fx_tmpdir(), *tr = path_in(dir, "a"), *ix_dir = path_in(dir, "i");
+	char *dir = fx_tmpdir(), *tr = fx_path(dir, "a"), *ix_dir = fx_path(dir, "i");
 	write_spec(tr, &spec_a);
 	umt_trace *t = fx_must_open_dir(tr);
 	umt_index *ix = build_open(t, ix_dir, 2, 0, UMT_INDEX_SECTION_MEMORY);
@@ -251,7 +244,7 @@ static void test_without_section(void **state)
 	assert_non_null(strstr(umt_errmsg(), "no coverage section"));
 	assert_int_equal(umt_index_verify(ix), 0);
 	struct stat st;
-	char *f = path_in(ix_dir, "cov.table");
+	char *f = fx_path(ix_dir, "cov.table");
 	assert_int_not_equal(stat(f, &st), 0);
 	umt_index_close(ix);
 	umt_index_build_options o;
@@ -287,11 +280,11 @@ static void exercise(const umt_index *ix)
 static void test_damaged_table(void **state)
 {
 	(void)state;
-	char *dir = fx_tmpdir(), *tr = path_in(dir, "a"), *ix_dir = path_in(dir, "i");
+	char *dir = fx_tmpdir(), *tr = fx_path(dir, "a"), *ix_dir = fx_path(dir, "i");
 	write_spec(tr, &spec_a);
 	umt_trace *t = fx_must_open_dir(tr);
 	umt_index_close(build_open(t, ix_dir, 1, 0, UMT_INDEX_SECTIONS_ALL));
-	char *f = path_in(ix_dir, "cov.table");
+	char *f = fx_path(ix_dir, "cov.table");
 	size_t n;
 	uint8_t *good = slurp(f, &n);
 	unsigned opened = 0, caught = 0;
@@ -351,8 +344,8 @@ static int stop_at_two(const umt_coverage_delta *d, void *ctx)
 static void test_diff(void **state)
 {
 	(void)state;
-	char *dir = fx_tmpdir(), *ta = path_in(dir, "a"), *tb = path_in(dir, "b"),
-	     *ia = path_in(dir, "ia"), *ib = path_in(dir, "ib");
+	char *dir = fx_tmpdir(), *ta = fx_path(dir, "a"), *tb = fx_path(dir, "b"),
+	     *ia = fx_path(dir, "ia"), *ib = fx_path(dir, "ib");
 	write_spec(ta, &spec_a);
 	write_spec(tb, &spec_b);
 	umt_trace *a = fx_must_open_dir(ta), *b = fx_must_open_dir(tb);
@@ -475,7 +468,7 @@ static void test_generated(void **state)
 		"--records 15000 --threads 2 --instructions 200 --seed 8 --flavour 2014",
 	};
 	for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) {
-		char *dir = fx_tmpdir(), *tr = path_in(dir, "t"), *ix_dir = path_in(dir, "i");
+		char *dir = fx_tmpdir(), *tr = fx_path(dir, "t"), *ix_dir = fx_path(dir, "i");
 		fx_umtgen(tr, args[i]);
 		umt_trace *t = fx_must_open_dir(tr);
 		umt_index *ix = build_open(t, ix_dir, 2, 0, UMT_INDEX_SECTIONS_ALL);
@@ -487,7 +480,7 @@ static void test_generated(void **state)
 		free(dir), free(tr), free(ix_dir);
 	}
 	/* the standard writer trace too (floating rows, two modules) */
-	char *dir = fx_tmpdir(), *tr = path_in(dir, "t"), *ix_dir = path_in(dir, "i");
+	char *dir = fx_tmpdir(), *tr = fx_path(dir, "t"), *ix_dir = fx_path(dir, "i");
 	assert_int_equal(fx_write_standard(tr, UMT_FLAVOUR_2015), 0);
 	umt_trace *t = fx_must_open_dir(tr);
 	umt_index *ix = build_open(t, ix_dir, 1, 0, UMT_INDEX_SECTIONS_ALL);
@@ -561,8 +554,8 @@ static void test_truth(void **state)
 		"--seed 5", "--seed 6 --code32", "--seed 7 --flavour 2014 --threads 3",
 		"--seed 8 --abort", "--seed 9 --flavour 2014 --code32 --syscall-rate 40"};
 	for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) {
-		char *dir = fx_tmpdir(), *tr = path_in(dir, "t"), *ix_dir = path_in(dir, "i"),
-		     *truth = path_in(dir, "truth.jsonl"), cmd[9000];
+		char *dir = fx_tmpdir(), *tr = fx_path(dir, "t"), *ix_dir = fx_path(dir, "i"),
+		     *truth = fx_path(dir, "truth.jsonl"), cmd[9000];
 		snprintf(cmd, sizeof cmd, "--records 30K %s --truth %s", args[i], truth);
 		fx_umtgen(tr, cmd);
 		check_truth_file(tr, truth, ix_dir);
@@ -570,7 +563,7 @@ static void test_truth(void **state)
 		free(dir), free(tr), free(ix_dir), free(truth);
 	}
 	/* the bundled sample and its truth (the index into a scratch directory) */
-	char *dir = fx_tmpdir(), *ix_dir = path_in(dir, "i");
+	char *dir = fx_tmpdir(), *ix_dir = fx_path(dir, "i");
 	check_truth_file(UMT_SAMPLE_DIR, UMT_SAMPLE_DIR ".truth.jsonl", ix_dir);
 	fx_rmtree(dir);
 	free(dir), free(ix_dir);
@@ -585,8 +578,8 @@ static void test_budget_paths(void **state)
 {
 	(void)state;
 	enum { ROWS = 70000, RECORDS = 6000 };
-	char *dir = fx_tmpdir(), *tr = path_in(dir, "t"), *i1 = path_in(dir, "i1"),
-	     *i3 = path_in(dir, "i3");
+	char *dir = fx_tmpdir(), *tr = fx_path(dir, "t"), *i1 = fx_path(dir, "i1"),
+	     *i3 = fx_path(dir, "i3");
 	umt_writer *w;
 	int32_t tid;
 	assert_int_equal(umt_writer_open(tr, NULL, &w), 0);
@@ -622,7 +615,7 @@ static void test_budget_paths(void **state)
 	check_brute_force(t, ix);
 	assert_int_equal(umt_index_verify(ix), 0);
 	umt_index_close(ix);
-	char *f1 = path_in(i1, "cov.table"), *f3 = path_in(i3, "cov.table");
+	char *f1 = fx_path(i1, "cov.table"), *f3 = fx_path(i3, "cov.table");
 	size_t n1, n3;
 	uint8_t *b1 = slurp(f1, &n1), *b3 = slurp(f3, &n3);
 	assert_int_equal(n1, n3);

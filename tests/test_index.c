@@ -227,13 +227,6 @@ static void random_queries(umt_index *ix, umt_trace *t, const struct bf *b, unsi
 
 /* ---- traces ---------------------------------------------------------------------------- */
 
-static char *tmp_path(const char *dir, const char *name)
-{
-	char *p = malloc(strlen(dir) + strlen(name) + 2);
-	sprintf(p, "%s/%s", dir, name);
-	return p;
-}
-
 static umt_index *build_open(umt_trace *t, const char *dir, unsigned threads, uint64_t memory)
 {
 	return fx_must_build_index(t, dir, threads, memory, UMT_INDEX_SECTIONS_ALL);
@@ -274,17 +267,7 @@ static int64_t erow_add(umt_writer *w, const struct erow *d)
 		sl[i].Offset = d->s[i].off;
 		sl[i].AddrWidth = d->s[i].aw;
 	}
-	int64_t dfp, tfp, id;
-	assert_int_equal(umt_writer_add_decoded(w, &dec, sl, &dfp), 0);
-	assert_int_equal(umt_writer_add_disasm(w, "edge", &tfp), 0);
-	umt_ins_rec r;
-	memset(&r, 0, sizeof r);
-	r.CSis64Bits = 1;
-	r.ModuleID = -1;
-	r.DecodedFP = dfp;
-	r.DisasmFP = tfp;
-	assert_int_equal(umt_writer_add_ins(w, &r, &id), 0);
-	return id;
+	return fx_must_add_row(w, &dec, sl, "edge", 1, 0);
 }
 
 /* An instruction record of row @p row: its memory slots at a[0], a[1]... in slot order. */
@@ -381,7 +364,7 @@ static void write_edge(const char *dir, int flavour)
 /* Every query around every edge, at every record. */
 static void check_edge(int flavour)
 {
-	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t"), *idx = tmp_path(dir, "i");
+	char *dir = fx_tmpdir(), *trace = fx_path(dir, "t"), *idx = fx_path(dir, "i");
 	write_edge(trace, flavour);
 	umt_trace *t = fx_must_open_dir(trace);
 	struct bf b;
@@ -442,7 +425,7 @@ static void test_edges(void **state)
 static void test_edge_answers(void **state)
 {
 	(void)state;
-	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t"), *idx = tmp_path(dir, "i");
+	char *dir = fx_tmpdir(), *trace = fx_path(dir, "t"), *idx = fx_path(dir, "i");
 	write_edge(trace, UMT_FLAVOUR_2015);
 	umt_trace *t = fx_must_open_dir(trace);
 	umt_index *ix = build_open(t, idx, 1, 0);
@@ -507,7 +490,7 @@ static int cmp_names(const void *a, const void *b)
 
 static unsigned char *slurp(const char *dir, const char *name, size_t *n)
 {
-	char *p = tmp_path(dir, name);
+	char *p = fx_path(dir, name);
 	FILE *f = fopen(p, "rb");
 	assert_non_null(f);
 	fseek(f, 0, SEEK_END);
@@ -529,7 +512,7 @@ static void list_files(const char *dir, char *names[32])
 	assert_non_null(d);
 	while ((e = readdir(d)) != NULL)
 		if (e->d_name[0] != '.' && n < 31)
-			names[n++] = tmp_path("", e->d_name) + 1; /* "/NAME": freed from its start below */
+			names[n++] = fx_path("", e->d_name) + 1; /* "/NAME": freed from its start below */
 	closedir(d);
 	names[n] = NULL;
 	qsort(names, n, sizeof names[0], cmp_names);
@@ -562,7 +545,7 @@ static void expect_same_files(const char *a, const char *b)
 static void test_same_bytes(void **state)
 {
 	(void)state;
-	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t");
+	char *dir = fx_tmpdir(), *trace = fx_path(dir, "t");
 	fx_umtgen(trace, "--records 200000 --threads 5 --seed 21");
 	umt_trace *t = fx_must_open_dir(trace);
 	static const struct { unsigned threads; uint64_t memory; const char *name; } builds[] = {
@@ -571,7 +554,7 @@ static void test_same_bytes(void **state)
 	};
 	char *first = NULL;
 	for (size_t i = 0; i < sizeof builds / sizeof builds[0]; i++) {
-		char *idx = tmp_path(dir, builds[i].name);
+		char *idx = fx_path(dir, builds[i].name);
 		umt_index_build_options o;
 		umt_index_build_options_init(&o);
 		o.threads = builds[i].threads;
@@ -606,7 +589,7 @@ static void test_same_bytes(void **state)
 
 static void put_file(const char *dir, const char *name, const unsigned char *b, size_t n)
 {
-	char *p = tmp_path(dir, name);
+	char *p = fx_path(dir, name);
 	FILE *f = fopen(p, "wb");
 	assert_non_null(f);
 	assert_int_equal(fwrite(b, 1, n, f), n);
@@ -780,7 +763,7 @@ static void damage(umt_trace *t, const char *idx, const struct bf *b, const stru
 static void test_damaged(void **state)
 {
 	(void)state;
-	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t"), *idx = tmp_path(dir, "i");
+	char *dir = fx_tmpdir(), *trace = fx_path(dir, "t"), *idx = fx_path(dir, "i");
 	write_edge(trace, UMT_FLAVOUR_2015);
 	umt_trace *t = fx_must_open_dir(trace);
 	struct bf b;
@@ -818,7 +801,7 @@ static void test_damaged(void **state)
 static void test_stale_and_missing(void **state)
 {
 	(void)state;
-	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t"), *idx = tmp_path(dir, "i");
+	char *dir = fx_tmpdir(), *trace = fx_path(dir, "t"), *idx = fx_path(dir, "i");
 	write_edge(trace, UMT_FLAVOUR_2015);
 	umt_trace *t = fx_must_open_dir(trace);
 	umt_index *ix = build_open(t, idx, 2, 0);
@@ -831,7 +814,7 @@ static void test_stale_and_missing(void **state)
 	/* an index directory without its header, with and without the other files */
 	ix = build_open(t, idx, 2, 0);
 	umt_index_close(ix);
-	char *hdr = tmp_path(idx, "index.umti"), *post = tmp_path(idx, "mem.post");
+	char *hdr = fx_path(idx, "index.umti"), *post = fx_path(idx, "mem.post");
 	assert_int_equal(unlink(post), 0);
 	fx_expect_error(umt_index_open(t, idx, &ix), UMT_E_INCOMPLETE, "mem.post", "incomplete");
 	assert_int_equal(unlink(hdr), 0);
@@ -883,7 +866,7 @@ static int merge_parts(umt_trace *t, const char *idx, unsigned n, uint64_t secti
 static void test_parts_same_bytes(void **state)
 {
 	(void)state;
-	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t"), *local = tmp_path(dir, "local");
+	char *dir = fx_tmpdir(), *trace = fx_path(dir, "t"), *local = fx_path(dir, "local");
 	fx_umtgen(trace, "--records 200000 --threads 5 --seed 21");
 	umt_trace *t = fx_must_open_dir(trace);
 	umt_index_build_stats ls, ps, ms;
@@ -896,7 +879,7 @@ static void test_parts_same_bytes(void **state)
 		unsigned n = counts[c];
 		char name[16];
 		snprintf(name, sizeof name, "p%u", n);
-		char *idx = tmp_path(dir, name);
+		char *idx = fx_path(dir, name);
 		uint64_t records = 0, accesses = 0;
 		for (unsigned k = n; k-- > 0;) { /* last part first */
 			build_part(t, idx, k, n, 1 + k % 2, k == 1 ? 1u << 20 : 0, &ps);
@@ -913,7 +896,7 @@ static void test_parts_same_bytes(void **state)
 		assert_int_equal(rc, 0);
 		assert_int_equal(ms.accesses, ls.accesses);
 		assert_int_equal(ms.postings, ls.postings);
-		char *parts = tmp_path(idx, "parts");
+		char *parts = fx_path(idx, "parts");
 		struct stat st;
 		assert_int_equal(stat(parts, &st), -1); /* removed after the merge */
 		expect_same_files(local, idx);
@@ -928,8 +911,8 @@ static void test_parts_same_bytes(void **state)
 static void test_parts_errors(void **state)
 {
 	(void)state;
-	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t"), *other = tmp_path(dir, "o");
-	char *idx = tmp_path(dir, "i");
+	char *dir = fx_tmpdir(), *trace = fx_path(dir, "t"), *other = fx_path(dir, "o");
+	char *idx = fx_path(dir, "i");
 	fx_umtgen(trace, "--records 3000 --threads 2 --seed 5");
 	fx_umtgen(other, "--records 3000 --threads 2 --seed 6");
 	umt_trace *t = fx_must_open_dir(trace), *u = fx_must_open_dir(other);
@@ -939,7 +922,7 @@ static void test_parts_errors(void **state)
 	build_part(t, idx, 0, 2, 1, 0, NULL);
 	fx_expect_error(merge_parts(t, idx, 2, 0, NULL), UMT_E_MISSING, "parts/1-of-2/part", "missing");
 	/* a part whose build stopped before its commit: a temporary in its directory */
-	char *pdir = tmp_path(idx, "parts/1-of-2"), *tmp = tmp_path(pdir, ".part.tmp-abcdef");
+	char *pdir = fx_path(idx, "parts/1-of-2"), *tmp = fx_path(pdir, ".part.tmp-abcdef");
 	assert_int_equal(mkdir(pdir, 0777), 0);
 	FILE *f = fopen(tmp, "wb");
 	assert_non_null(f);
@@ -949,7 +932,7 @@ static void test_parts_errors(void **state)
 	fx_expect_error(merge_parts(t, idx, 2, 0, NULL), UMT_E_STALE, "1-of-2/part", "another trace");
 	build_part(t, idx, 1, 2, 1, 0, NULL);
 	/* every byte of the header and of the run's first 4 KiB, then every 61st, flipped */
-	char *part = tmp_path(pdir, "part");
+	char *part = fx_path(pdir, "part");
 	size_t size;
 	unsigned char *good = slurp(pdir, "part", &size);
 	assert_true(size > 1000);
@@ -992,7 +975,7 @@ static void test_parts_errors(void **state)
 static void test_killed_build(void **state)
 {
 	(void)state;
-	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t"), *idx = tmp_path(dir, "i");
+	char *dir = fx_tmpdir(), *trace = fx_path(dir, "t"), *idx = fx_path(dir, "i");
 	unsigned outcomes[3] = {0, 0, 0}, k = 1;
 	for (;; k++) {
 		write_edge(trace, UMT_FLAVOUR_2015); /* T */
@@ -1156,34 +1139,29 @@ static void writes_are_true(umt_trace *t, umt_index *ix, const char *truth)
 	(void)ix;
 }
 
+/* What check_truth() passes truth_line() for each line of the truth. */
+struct truth_check {
+	const struct fx_gen *g;
+	unsigned counts[2];
+};
+
+static void truth_check_line(const struct jv *v, void *arg)
+{
+	struct truth_check *c = arg;
+	truth_line(c->g->ix, c->g->t, v, c->counts);
+}
+
 static void check_truth(const char *args)
 {
-	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t"), *idx = tmp_path(dir, "i");
-	char *truth = tmp_path(dir, "truth.jsonl"), gen_args[512];
-	snprintf(gen_args, sizeof gen_args, "%s --truth %s", args, truth);
-	fx_umtgen(trace, gen_args);
-	umt_trace *t = fx_must_open_dir(trace);
-	umt_index *ix = build_open(t, idx, 2, 0);
-	FILE *f = fopen(truth, "r");
-	assert_non_null(f);
-	char *line = NULL;
-	size_t cap = 0;
-	unsigned counts[2] = {0, 0};
-	while (getline(&line, &cap, f) > 0) {
-		struct jv v;
-		assert_int_equal(json_parse(line, &v), 0);
-		truth_line(ix, t, &v, counts);
-		json_free(&v);
-	}
-	free(line);
-	fclose(f);
-	print_message("truth %s: %u writes, %u known memory bytes checked\n", args, counts[0], counts[1]);
-	assert_true(counts[0] > 0 && counts[1] > 0);
-	writes_are_true(t, ix, truth);
-	umt_index_close(ix);
-	umt_trace_close(t);
-	fx_rmtree(dir);
-	free(dir), free(trace), free(idx), free(truth);
+	struct fx_gen g;
+	fx_gen_truth(&g, args, -1);
+	struct truth_check c = {&g, {0, 0}};
+	assert_true(json_each_line(g.truth, truth_check_line, &c) >= 0);
+	print_message("truth %s: %u writes, %u known memory bytes checked\n", args, c.counts[0],
+	              c.counts[1]);
+	assert_true(c.counts[0] > 0 && c.counts[1] > 0);
+	writes_are_true(g.t, g.ix, g.truth);
+	fx_gen_free(&g);
 }
 
 static void test_truth(void **state)
@@ -1199,7 +1177,7 @@ static void test_truth(void **state)
 /* Index of umtgen traces: queries, verify. */
 static void check_generated(const char *args, unsigned rounds)
 {
-	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t"), *idx = tmp_path(dir, "i");
+	char *dir = fx_tmpdir(), *trace = fx_path(dir, "t"), *idx = fx_path(dir, "i");
 	fx_umtgen(trace, args);
 	umt_trace *t = fx_must_open_dir(trace);
 	struct bf b;

@@ -76,16 +76,7 @@ static int64_t add_row(umt_writer *w, const struct row *d, struct layout *l)
 	l->n = dec.LCCount;
 	dec.LCSize = off;
 	l->lc = off;
-	int64_t dfp, tfp, id;
-	assert_int_equal(umt_writer_add_decoded(w, &dec, s, &dfp), 0);
-	assert_int_equal(umt_writer_add_disasm(w, "row", &tfp), 0);
-	umt_ins_rec r;
-	memset(&r, 0, sizeof r);
-	r.ModuleID = -1;
-	r.DecodedFP = dfp;
-	r.DisasmFP = tfp;
-	assert_int_equal(umt_writer_add_ins(w, &r, &id), 0);
-	return id;
+	return fx_must_add_row(w, &dec, s, "row", 0, 0);
 }
 
 /* A trace being written: rows, records. */
@@ -145,13 +136,6 @@ static void tw_open(struct tw *t, const char *dir, unsigned threads)
 	assert_int_equal(umt_writer_open(dir, &o, &t->w), 0);
 	for (unsigned i = 0; i < threads; i++)
 		assert_int_equal(umt_writer_add_thread(t->w, (int32_t)(10 + i), 0x7000, NULL), 0);
-}
-
-static char *tmp_path(const char *dir, const char *name)
-{
-	char *p = malloc(strlen(dir) + strlen(name) + 2);
-	sprintf(p, "%s/%s", dir, name);
-	return p;
 }
 
 static umt_index *build_open(umt_trace *t, const char *dir)
@@ -220,7 +204,7 @@ static void expect_reg(umt_index *ix, umt_state *st, uint64_t at, int64_t thread
 static void test_partial_states(void **state)
 {
 	(void)state;
-	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t"), *idx = tmp_path(dir, "i");
+	char *dir = fx_tmpdir(), *trace = fx_path(dir, "t"), *idx = fx_path(dir, "i");
 	write_partial(trace);
 	umt_trace *t = fx_must_open_dir(trace);
 	umt_index *ix = build_open(t, idx);
@@ -287,7 +271,7 @@ static void expect_history(umt_index *ix, const char *name, uint64_t to, int rev
 static void test_partial_history(void **state)
 {
 	(void)state;
-	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t"), *idx = tmp_path(dir, "i");
+	char *dir = fx_tmpdir(), *trace = fx_path(dir, "t"), *idx = fx_path(dir, "i");
 	write_partial(trace);
 	umt_trace *t = fx_must_open_dir(trace);
 	umt_index *ix = build_open(t, idx);
@@ -428,7 +412,7 @@ static void expect_tree(umt_index *ix, const umt_origin_query *q, const struct w
 static void test_origin_trees(void **state)
 {
 	(void)state;
-	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t"), *idx = tmp_path(dir, "i");
+	char *dir = fx_tmpdir(), *trace = fx_path(dir, "t"), *idx = fx_path(dir, "i");
 	write_flows(trace);
 	umt_trace *t = fx_must_open_dir(trace);
 	umt_index *ix = build_open(t, idx);

@@ -231,13 +231,6 @@ static void bevents(struct model *m, const umt_rec *r)
 
 /* ---- traces ----------------------------------------------------------------------------- */
 
-static char *tmp_path(const char *dir, const char *name)
-{
-	char *p = malloc(strlen(dir) + strlen(name) + 2);
-	sprintf(p, "%s/%s", dir, name);
-	return p;
-}
-
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static uint64_t rnd(void)
 {
@@ -321,16 +314,7 @@ static int64_t add_shape(umt_writer *w, const umt_context_map *m, const struct s
 		off = add_slot(&d, s, m, sh->after[i], off);
 	d.LCSize = off;
 	*lc_size = off;
-	int64_t dfp, tfp, id;
-	assert_int_equal(umt_writer_add_decoded(w, &d, s, &dfp), 0);
-	assert_int_equal(umt_writer_add_disasm(w, "shape", &tfp), 0);
-	umt_ins_rec r;
-	memset(&r, 0, sizeof r);
-	r.ModuleID = -1;
-	r.DecodedFP = dfp;
-	r.DisasmFP = tfp;
-	assert_int_equal(umt_writer_add_ins(w, &r, &id), 0);
-	return id;
+	return fx_must_add_row(w, &d, s, "shape", 0, 0);
 }
 
 /* A context record of thread @p th with a random dump. */
@@ -568,7 +552,7 @@ static void check_histories(umt_index *ix, const struct model *m, unsigned round
 /* Builds the index of the trace in @p trace and checks states at its probes. */
 static void check_trace(const char *trace, size_t random)
 {
-	char *idx = tmp_path(trace, "idx");
+	char *idx = fx_path(trace, "idx");
 	umt_trace *t = fx_must_open_dir(trace);
 	umt_index *ix = fx_must_build_index(t, idx, 2, 0, UMT_INDEX_SECTIONS_ALL);
 	struct model m;
@@ -591,7 +575,7 @@ static void check_trace(const char *trace, size_t random)
 static void test_states_random(void **state)
 {
 	(void)state;
-	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t");
+	char *dir = fx_tmpdir(), *trace = fx_path(dir, "t");
 	static const struct { int flavour; unsigned threads, records; } runs[] = {
 		{UMT_FLAVOUR_2015, 3, 12000}, {UMT_FLAVOUR_2014, 4, 9000}, {UMT_FLAVOUR_2015, 1, 30000},
 	};
@@ -607,7 +591,7 @@ static void test_states_random(void **state)
 static void test_states_generated(void **state)
 {
 	(void)state;
-	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t");
+	char *dir = fx_tmpdir(), *trace = fx_path(dir, "t");
 	static const char *const args[] = {
 		"--records 60000 --threads 3 --seed 41",
 		"--records 40000 --threads 1 --seed 42",
@@ -674,38 +658,33 @@ static unsigned truth_regs(umt_index *ix, umt_trace *t, umt_state *st, const str
 	return compared;
 }
 
+/* What check_truth() passes truth_regs() for each "regs" line of the truth, and its counts. */
+struct truth_check {
+	const struct fx_gen *g;
+	umt_state st;
+	unsigned lines, regs;
+};
+
+static void truth_check_line(const struct jv *v, void *arg)
+{
+	struct truth_check *c = arg;
+	const struct jv *kind = json_get(v, "kind");
+	if (kind && kind->text && !strcmp(kind->text, "regs"))
+		c->regs += truth_regs(c->g->ix, c->g->t, &c->st, v), c->lines++;
+}
+
 static void check_truth(const char *args)
 {
-	char *dir = fx_tmpdir(), *trace = tmp_path(dir, "t"), *idx = tmp_path(dir, "i");
-	char *truth = tmp_path(dir, "truth.jsonl"), gen_args[512];
-	snprintf(gen_args, sizeof gen_args, "%s --truth %s", args, truth);
-	fx_umtgen(trace, gen_args);
-	umt_trace *t = fx_must_open_dir(trace);
-	umt_index *ix = fx_must_build_index(t, idx, 2, 0, UMT_INDEX_SECTIONS_ALL);
-	umt_state st;
-	assert_int_equal(umt_state_init(ix, &st), 0);
-	FILE *f = fopen(truth, "r");
-	assert_non_null(f);
-	char *line = NULL;
-	size_t cap = 0;
-	unsigned lines = 0, regs = 0;
-	while (getline(&line, &cap, f) > 0) {
-		struct jv v;
-		assert_int_equal(json_parse(line, &v), 0);
-		const struct jv *kind = json_get(&v, "kind");
-		if (kind && kind->text && !strcmp(kind->text, "regs"))
-			regs += truth_regs(ix, t, &st, &v), lines++;
-		json_free(&v);
-	}
-	free(line);
-	fclose(f);
-	print_message("truth %s: %u register files, %u registers compared\n", args, lines, regs);
-	assert_true(lines > 0 && regs > lines);
-	umt_state_release(&st);
-	umt_index_close(ix);
-	umt_trace_close(t);
-	fx_rmtree(dir);
-	free(dir), free(trace), free(idx), free(truth);
+	struct fx_gen g;
+	fx_gen_truth(&g, args, -1);
+	struct truth_check c = {.g = &g};
+	assert_int_equal(umt_state_init(g.ix, &c.st), 0);
+	assert_true(json_each_line(g.truth, truth_check_line, &c) >= 0);
+	print_message("truth %s: %u register files, %u registers compared\n", args, c.lines,
+	              c.regs);
+	assert_true(c.lines > 0 && c.regs > c.lines);
+	umt_state_release(&c.st);
+	fx_gen_free(&g);
 }
 
 static void test_truth(void **state)

@@ -17,13 +17,10 @@
  * UMT_FUZZ_INDEX_SEED=FILE writes the real index in this format (the seed).
  */
 #include <string.h>
-#include <unistd.h>
 
-#include "../../src/index/ixint.h"
-#include "fuzz.h"
+#include "fuzz_ix.h"
 
-static umt_trace *trace;
-static umt_ix_header header;
+static struct fuzz_ix built;
 static const uint64_t probes[] = {0x10000, 0x10008, 0x1003c, 0x10ffc, 0x20000, 0x21000,
                                   0x7ff0, 0x7fffffffff00};
 
@@ -46,15 +43,7 @@ static int64_t add_row(umt_writer *w, uint16_t size, int store)
 		s[i].Offset = (uint16_t)(i * (8 + size));
 		s[i].AddrWidth = 8;
 	}
-	int64_t dfp, tfp, id;
-	umt_ins_rec r;
-	memset(&r, 0, sizeof r);
-	r.ModuleID = -1;
-	if (umt_writer_add_decoded(w, &d, s, &dfp) < 0 || umt_writer_add_disasm(w, "x", &tfp) < 0)
-		return -1;
-	r.DecodedFP = dfp;
-	r.DisasmFP = tfp;
-	return umt_writer_add_ins(w, &r, &id) < 0 ? -1 : id;
+	return fuzz_ix_add_row(w, &d, s);
 }
 
 static int add_access(umt_writer *w, int64_t row, uint16_t size, int store, uint64_t address,
@@ -115,28 +104,14 @@ static int write_trace(const char *dir)
 
 /* ---- setup ------------------------------------------------------------------------------ */
 
-static uint8_t *slurp(const char *dir, const char *name, size_t *n)
-{
-	char path[4200];
-	snprintf(path, sizeof path, "%s/%s", dir, name);
-	FILE *f = fopen(path, "rb");
-	FUZZ_CHECK(f != NULL);
-	fseek(f, 0, SEEK_END);
-	*n = (size_t)ftell(f);
-	fseek(f, 0, SEEK_SET);
-	uint8_t *b = malloc(*n + 1);
-	FUZZ_CHECK(b != NULL && fread(b, 1, *n, f) == *n);
-	fclose(f);
-	return b;
-}
-
 static void write_seed(const char *path, const char *idx)
 {
 	size_t n[3];
-	uint8_t *dir = slurp(idx, "mem.dir", &n[0]), *skip = slurp(idx, "mem.skip", &n[1]);
-	uint8_t *post = slurp(idx, "mem.post", &n[2]);
+	uint8_t *dir = fuzz_ix_slurp(idx, "mem.dir", &n[0]);
+	uint8_t *skip = fuzz_ix_slurp(idx, "mem.skip", &n[1]);
+	uint8_t *post = fuzz_ix_slurp(idx, "mem.post", &n[2]);
 	uint32_t lens[2] = {(uint32_t)n[0], (uint32_t)n[1]};
-	uint64_t counts[2] = {header.Memory.Pages, header.Memory.SkipEntries};
+	uint64_t counts[2] = {built.header.Memory.Pages, built.header.Memory.SkipEntries};
 	FILE *f = fopen(path, "wb");
 	FUZZ_CHECK(f != NULL);
 	fwrite(lens, sizeof lens, 1, f);
@@ -148,30 +123,11 @@ static void write_seed(const char *path, const char *idx)
 	free(dir), free(skip), free(post);
 }
 
-static void setup(void)
+static void at_index(const char *idir)
 {
-	char dir[] = "/tmp/umt-fuzz-index-XXXXXX", tdir[64], idir[64];
-	FUZZ_CHECK(mkdtemp(dir) != NULL);
-	snprintf(tdir, sizeof tdir, "%s/t", dir);
-	snprintf(idir, sizeof idir, "%s/i", dir);
-	FUZZ_CHECK(write_trace(tdir) == 0);
-	FUZZ_CHECK(umt_trace_open(tdir, 0, &trace) == 0);
-	umt_index_build_options o;
-	umt_index_build_options_init(&o);
-	o.threads = 1;
-	FUZZ_CHECK(umt_index_build(trace, idir, &o, NULL) == 0);
-	size_t n;
-	uint8_t *h = slurp(idir, "index.umti", &n);
-	FUZZ_CHECK(n == sizeof header);
-	memcpy(&header, h, sizeof header);
-	free(h);
 	const char *seed = getenv("UMT_FUZZ_INDEX_SEED");
 	if (seed)
 		write_seed(seed, idir);
-	/* the trace stays mapped: its files may go */
-	char cmd[200];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	FUZZ_CHECK(system(cmd) == 0);
 }
 
 /* ---- one input ------------------------------------------------------------------------- */
@@ -195,15 +151,16 @@ static void queries(umt_index *ix)
 		}
 		uint8_t d[64], known[64];
 		uint64_t src[64];
-		umt_mem_at(ix, umt_exec_count(trace) - 1 - i, probes[i], sizeof d, d, known, src);
+		uint64_t at = umt_exec_count(built.trace) - 1 - i;
+		umt_mem_at(ix, at, probes[i], sizeof d, d, known, src);
 	}
 	umt_index_verify(ix);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (trace == NULL)
-		setup();
+	if (built.trace == NULL)
+		fuzz_ix_setup(&built, "index", write_trace, UMT_INDEX_SECTIONS_ALL, at_index);
 	uint32_t lens[2];
 	uint64_t counts[2];
 	if (size < sizeof lens + sizeof counts)
@@ -217,25 +174,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t *copy[IX_F_COUNT];
 	size_t sizes[IX_F_COUNT] = {lens[0], size - at - lens[0] - lens[1], lens[1]};
 	size_t offs[IX_F_COUNT] = {at, at + lens[0] + lens[1], at + lens[0]};
-	umt_ix_header h = header;
+	umt_ix_header h = built.header;
 	h.Sections = UMT_IX_SECTION_MEMORY; /* the memory section only: fuzz_regs has the others */
 	h.Memory.Pages = counts[0];
 	h.Memory.TopCount = counts[0] / UMT_IX_TOP_STRIDE + (counts[0] % UMT_IX_TOP_STRIDE != 0);
 	h.Memory.SkipEntries = counts[1];
 	for (int f = 0; f < IX_F_COUNT; f++) {
-		copy[f] = malloc(sizes[f] ? sizes[f] : 1); /* exact sizes: ASan sees every overrun */
-		memcpy(copy[f], data + offs[f], sizes[f]);
-		if (sizes[f] >= 24)
-			memcpy(copy[f] + 16, &h.BuildID, 8);
+		copy[f] = fuzz_ix_file(data + offs[f], sizes[f], &h);
 		files[f] = (umt_buffer){copy[f], sizes[f]};
 		h.Files[f].Size = sizes[f];
 	}
-	h.HeaderSum = umt__ix_header_sum(&h);
-	umt_index *ix;
-	if (umt__ix_open_buffers(trace, &h, sizeof h, files, NULL, 0, &ix) == 0) {
-		queries(ix);
-		umt_index_close(ix);
-	}
+	fuzz_ix_run(&built, &h, files, NULL, 0, queries);
 	for (int f = 0; f < IX_F_COUNT; f++)
 		free(copy[f]);
 	return 0;

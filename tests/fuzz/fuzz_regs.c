@@ -18,15 +18,10 @@
  * UMT_FUZZ_REGS_SEED=FILE writes the real section in this format (the seed).
  */
 #include <string.h>
-#include <unistd.h>
 
-#include "../../src/index/ixint.h"
-#include "fuzz.h"
+#include "fuzz_ix.h"
 
-static umt_trace *trace;
-static umt_ix_header header;
-static uint8_t *memfiles[IX_F_COUNT];
-static size_t memsizes[IX_F_COUNT];
+static struct fuzz_ix built;
 static int rax_reg, ah_reg;
 
 /* ---- the trace ------------------------------------------------------------------------- */
@@ -60,15 +55,7 @@ static int64_t add_row(umt_writer *w, const umt_context_map *m, const char *in, 
 	}
 	d.FirstOutSlot = d.FirstAfterSlot = in ? 1 : 0;
 	d.LCSize = (uint16_t)(8 * d.LCCount);
-	int64_t dfp, tfp, id;
-	umt_ins_rec r;
-	memset(&r, 0, sizeof r);
-	r.ModuleID = -1;
-	if (umt_writer_add_decoded(w, &d, s, &dfp) < 0 || umt_writer_add_disasm(w, "x", &tfp) < 0)
-		return -1;
-	r.DecodedFP = dfp;
-	r.DisasmFP = tfp;
-	return umt_writer_add_ins(w, &r, &id) < 0 ? -1 : id;
+	return fuzz_ix_add_row(w, &d, s);
 }
 
 static int add_record(umt_writer *w, int64_t row, int32_t thread, uint8_t flags, uint64_t v)
@@ -127,27 +114,13 @@ static int write_trace(const char *dir)
 
 /* ---- setup ------------------------------------------------------------------------------ */
 
-static uint8_t *slurp(const char *dir, const char *name, size_t *n)
-{
-	char path[4200];
-	snprintf(path, sizeof path, "%s/%s", dir, name);
-	FILE *f = fopen(path, "rb");
-	FUZZ_CHECK(f != NULL);
-	fseek(f, 0, SEEK_END);
-	*n = (size_t)ftell(f);
-	fseek(f, 0, SEEK_SET);
-	uint8_t *b = malloc(*n + 1);
-	FUZZ_CHECK(b != NULL && fread(b, 1, *n, f) == *n);
-	fclose(f);
-	return b;
-}
-
 static void write_seed(const char *path, const char *idx)
 {
 	size_t nd, nc;
-	uint8_t *dir = slurp(idx, "regs.dir", &nd), *ckpt = slurp(idx, "regs.ckpt", &nc);
+	uint8_t *dir = fuzz_ix_slurp(idx, "regs.dir", &nd);
+	uint8_t *ckpt = fuzz_ix_slurp(idx, "regs.ckpt", &nc);
 	uint32_t len = (uint32_t)nd;
-	uint64_t entries = header.SectionInfo[0][1];
+	uint64_t entries = built.header.SectionInfo[0][1];
 	FILE *f = fopen(path, "wb");
 	FUZZ_CHECK(f != NULL);
 	fwrite(&len, sizeof len, 1, f);
@@ -158,36 +131,13 @@ static void write_seed(const char *path, const char *idx)
 	free(dir), free(ckpt);
 }
 
-static void setup(void)
+static void at_index(const char *idir)
 {
-	char dir[] = "/tmp/umt-fuzz-regs-XXXXXX", tdir[64], idir[64];
-	FUZZ_CHECK(mkdtemp(dir) != NULL);
-	snprintf(tdir, sizeof tdir, "%s/t", dir);
-	snprintf(idir, sizeof idir, "%s/i", dir);
-	FUZZ_CHECK(write_trace(tdir) == 0);
-	FUZZ_CHECK(umt_trace_open(tdir, 0, &trace) == 0);
-	umt_index_build_options o;
-	umt_index_build_options_init(&o);
-	o.threads = 1;
-	/* the memory and register sections only: an input stands for the register files,
-	 * and an index listing other sections would not open without theirs */
-	o.sections = UMT_INDEX_SECTION_MEMORY | UMT_INDEX_SECTION_REGISTERS;
-	FUZZ_CHECK(umt_index_build(trace, idir, &o, NULL) == 0);
-	size_t n;
-	uint8_t *h = slurp(idir, "index.umti", &n);
-	FUZZ_CHECK(n == sizeof header);
-	memcpy(&header, h, sizeof header);
-	free(h);
-	for (int f = 0; f < IX_F_COUNT; f++)
-		memfiles[f] = slurp(idir, umt__ix_file_names[f], &memsizes[f]);
-	rax_reg = umt_reg_by_name(trace, "rax");
-	ah_reg = umt_reg_by_name(trace, "ah");
+	rax_reg = umt_reg_by_name(built.trace, "rax");
+	ah_reg = umt_reg_by_name(built.trace, "ah");
 	const char *seed = getenv("UMT_FUZZ_REGS_SEED");
 	if (seed)
 		write_seed(seed, idir);
-	char cmd[200];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	FUZZ_CHECK(system(cmd) == 0);
 }
 
 /* ---- one input ------------------------------------------------------------------------- */
@@ -200,7 +150,7 @@ static void histories(umt_index *ix)
 		q.thread = k < 2 ? k : -1;
 		q.reverse = k & 1;
 		q.changes = k == 3;
-		q.to = umt_exec_count(trace) - 1 - (uint64_t)k * 100;
+		q.to = umt_exec_count(built.trace) - 1 - (uint64_t)k * 100;
 		umt_reg_history *h;
 		if (umt_reg_history_open(ix, &q, &h) == 0) {
 			umt_reg_write w;
@@ -214,7 +164,7 @@ static void histories(umt_index *ix)
 static void queries(umt_index *ix)
 {
 	umt_state st;
-	uint64_t n = umt_exec_count(trace);
+	uint64_t n = umt_exec_count(built.trace);
 	if (umt_state_init(ix, &st) == 0) {
 		for (uint64_t at = 0; at < n; at += n / 13 + 1)
 			for (int64_t t = -1; t < 2; t++)
@@ -237,20 +187,13 @@ static void queries(umt_index *ix)
 	umt_index_verify(ix);
 }
 
-/* The header's file-table entry of @p name. */
-static umt_ix_file_entry *entry_of(umt_ix_header *h, const char *name)
-{
-	for (unsigned i = 0; i < UMT_IX_MAX_FILES; i++)
-		if (strncmp(h->Files[i].Name, name, sizeof h->Files[i].Name) == 0)
-			return &h->Files[i];
-	FUZZ_CHECK(0);
-	return NULL;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (trace == NULL)
-		setup();
+	/* the memory and register sections only: an input stands for the register files,
+	 * and an index listing other sections would not open without theirs */
+	if (built.trace == NULL)
+		fuzz_ix_setup(&built, "regs", write_trace,
+		              UMT_INDEX_SECTION_MEMORY | UMT_INDEX_SECTION_REGISTERS, at_index);
 	uint32_t dlen;
 	uint64_t entries;
 	if (size < sizeof dlen + sizeof entries)
@@ -263,25 +206,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t sizes[2] = {dlen, size - at - dlen};
 	uint8_t *copy[2];
 	umt_ix_named_buffer named[2] = {{"regs.dir", {NULL, 0}}, {"regs.ckpt", {NULL, 0}}};
-	umt_ix_header h = header;
+	umt_ix_header h = built.header;
 	h.SectionInfo[0][1] = entries;
 	for (int f = 0; f < 2; f++) {
-		copy[f] = malloc(sizes[f] ? sizes[f] : 1); /* exact sizes: ASan sees every overrun */
-		memcpy(copy[f], data + at + (f ? dlen : 0), sizes[f]);
-		if (sizes[f] >= 24)
-			memcpy(copy[f] + 16, &h.BuildID, 8);
+		copy[f] = fuzz_ix_file(data + at + (f ? dlen : 0), sizes[f], &h);
 		named[f].buffer = (umt_buffer){copy[f], sizes[f]};
-		entry_of(&h, named[f].name)->Size = sizes[f];
+		fuzz_ix_entry(&h, named[f].name)->Size = sizes[f];
 	}
-	h.HeaderSum = umt__ix_header_sum(&h);
-	umt_buffer files[IX_F_COUNT];
-	for (int f = 0; f < IX_F_COUNT; f++)
-		files[f] = (umt_buffer){memfiles[f], memsizes[f]};
-	umt_index *ix;
-	if (umt__ix_open_buffers(trace, &h, sizeof h, files, named, 2, &ix) == 0) {
-		queries(ix);
-		umt_index_close(ix);
-	}
+	fuzz_ix_run(&built, &h, NULL, named, 2, queries);
 	free(copy[0]);
 	free(copy[1]);
 	return 0;

@@ -1,6 +1,7 @@
 /*
  * A minimal JSON parser for umtgen's truth files (see jsonl.h).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,6 +137,29 @@ int json_parse(const char *text, struct jv *out)
 	}
 	skip_ws(&ps);
 	return *ps.p == '\0' ? 0 : (json_free(out), -1);
+}
+
+long json_each_line(const char *path, void (*fn)(const struct jv *v, void *arg), void *arg)
+{
+	FILE *f = fopen(path, "r");
+	if (f == NULL)
+		return -1;
+	char *line = NULL;
+	size_t cap = 0;
+	long n = 0;
+	while (getline(&line, &cap, f) > 0) {
+		struct jv v;
+		if (json_parse(line, &v) < 0) {
+			n = -1;
+			break;
+		}
+		fn(&v, arg);
+		json_free(&v);
+		n++;
+	}
+	free(line);
+	fclose(f);
+	return n;
 }
 
 void json_free(struct jv *v)

@@ -21,6 +21,12 @@ struct jv {
 /* Parses @p text into @p out. @return 0, or -1 for bad JSON. */
 int json_parse(const char *text, struct jv *out);
 void json_free(struct jv *v);
+/*
+ * Calls @p fn with each line of the JSON Lines file @p path, parsed (freed after the call),
+ * and @p arg. @return the number of lines; -1 when the file cannot be read or a line is not
+ * JSON (the lines before it were passed to @p fn).
+ */
+long json_each_line(const char *path, void (*fn)(const struct jv *v, void *arg), void *arg);
 /* Member @p key of an object, or NULL. */
 const struct jv *json_get(const struct jv *obj, const char *key);
 /* A number member (or a "0x..." string member) as an unsigned value; -1 on NULL or null. */

@@ -10,27 +10,20 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
+#include "fixture.h"
 #include "gen.h"
 #include "sqlcheck.h"
-
-static char *join(const char *a, const char *b)
-{
-	size_t n = strlen(a) + strlen(b) + 2;
-	char *p = malloc(n);
-	snprintf(p, n, "%s/%s", a, b);
-	return p;
-}
 
 void gen_trace(struct gentrace *g, const char *base, const char *name, uint64_t records,
                unsigned threads, uint64_t seed, int flavour, int code32)
 {
 	memset(g, 0, sizeof *g);
-	char *sub = join(base, name);
+	char *sub = fx_path(base, name);
 	assert_int_equal(mkdir(sub, 0755), 0);
-	g->dir = join(sub, "trace");
-	g->index = join(sub, "index");
-	g->truth = join(sub, "truth.jsonl");
-	g->xed = join(sub, "xed");
+	g->dir = fx_path(sub, "trace");
+	g->index = fx_path(sub, "index");
+	g->truth = fx_path(sub, "truth.jsonl");
+	g->xed = fx_path(sub, "xed");
 	free(sub);
 	struct umtgen_params p;
 	umtgen_params_init(&p);
@@ -61,6 +54,25 @@ void gen_free(struct gentrace *g)
 	umt_trace_close(g->t);
 	umt_names_free(g->names);
 	free(g->dir), free(g->index), free(g->truth), free(g->xed);
+}
+
+int gen_pair(void **state, struct genpair *p, uint64_t records64, uint64_t seed64,
+             uint64_t records32, uint64_t seed32)
+{
+	p->base = fx_tmpdir();
+	gen_trace(&p->g64, p->base, "g64", records64, 3, seed64, UMT_FLAVOUR_2015, 0);
+	gen_trace(&p->g32, p->base, "g32", records32, 2, seed32, UMT_FLAVOUR_2014, 1);
+	*state = p;
+	return 0;
+}
+
+int gen_pair_teardown(void **state)
+{
+	struct genpair *p = *state;
+	gen_free(&p->g64), gen_free(&p->g32);
+	fx_rmtree(p->base);
+	free(p->base);
+	return 0;
 }
 
 static char *vformat(const char *fmt, va_list ap)

@@ -27,6 +27,26 @@ void gen_trace(struct gentrace *g, const char *base, const char *name, uint64_t 
                unsigned threads, uint64_t seed, int flavour, int code32);
 void gen_free(struct gentrace *g);
 
+/**
+ * The two traces a test program compares on, under one temporary directory @p base:
+ * @p g64 of 64-bit code in the 2015 flavour with 3 threads, @p g32 of 32-bit code in the
+ * 2014 flavour with 2 threads.
+ */
+struct genpair {
+	char *base;
+	struct gentrace g64, g32;
+};
+
+/**
+ * For a cmocka group setup: generates @p p with umtgen's record counts and seeds and makes
+ * it the group's @p state, which gen_pair_teardown() frees. @return 0.
+ */
+int gen_pair(void **state, struct genpair *p, uint64_t records64, uint64_t seed64,
+             uint64_t records32, uint64_t seed32);
+
+/** The cmocka group teardown of gen_pair(): frees both traces and removes their directory. */
+int gen_pair_teardown(void **state);
+
 /** A connection with the module registered and @p g attached by umtrace_open() (NULL: none). */
 sqlite3 *db_open(const struct gentrace *g);
 

@@ -29,25 +29,11 @@
 #include "gen/jsonl.h"
 #include "sqlcheck.h"
 
-static char *base;
-static struct gentrace g64, g32;
+static struct genpair pair;
 
 static int setup(void **state)
 {
-	(void)state;
-	base = fx_tmpdir();
-	gen_trace(&g64, base, "g64", 20000, 3, 31, UMT_FLAVOUR_2015, 0);
-	gen_trace(&g32, base, "g32", 8000, 2, 37, UMT_FLAVOUR_2014, 1);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	gen_free(&g64), gen_free(&g32);
-	fx_rmtree(base);
-	free(base);
-	return 0;
+	return gen_pair(state, &pair, 20000, 31, 8000, 37);
 }
 
 /* Every call of the query @p q (C API). */
@@ -99,7 +85,7 @@ static void check_call(sqlite3_stmt *st, int col, const umt_call *c)
 static void test_calls_api(void **state)
 {
 	(void)state;
-	const struct gentrace *gs[] = {&g64, &g32};
+	const struct gentrace *gs[] = {&pair.g64, &pair.g32};
 	for (int k = 0; k < 2; k++) {
 		sqlite3 *db = db_open(gs[k]);
 		umt_calls_query q;
@@ -148,8 +134,8 @@ static void test_calls_api(void **state)
 static void test_calls_truth(void **state)
 {
 	(void)state;
-	sqlite3 *db = db_open(&g64);
-	FILE *f = fopen(g64.truth, "r");
+	sqlite3 *db = db_open(&pair.g64);
+	FILE *f = fopen(pair.g64.truth, "r");
 	assert_non_null(f);
 	char *line = NULL;
 	size_t cap = 0, calls = 0;
@@ -165,7 +151,7 @@ static void test_calls_truth(void **state)
 		assert_int_equal(json_u64(&v, "id", &id), 0);
 		assert_int_equal(json_u64(&v, "target", &target), 0);
 		json_free(&v);
-		assert_int_equal(umt_exec_get(g64.t, id, &r), 0);
+		assert_int_equal(umt_exec_get(pair.g64.t, id, &r), 0);
 		if (umt_rec_is_incomplete(&r))
 			continue;
 		sqlite3_bind_int64(ins, 1, (sqlite3_int64)id);
@@ -191,8 +177,8 @@ static void test_calls_truth(void **state)
 	umt_calls_query q;
 	umt_calls_query_init(&q);
 	size_t n;
-	umt_call *all = api_calls(g64.ix, &q, &n);
-	for (uint64_t m = 0; m < umt_module_count(g64.t); m++) {
+	umt_call *all = api_calls(pair.g64.ix, &q, &n);
+	for (uint64_t m = 0; m < umt_module_count(pair.g64.t); m++) {
 		int64_t want = 0;
 		for (size_t i = 0; i < n; i++)
 			want += all[i].module == (int64_t)m;
@@ -227,11 +213,11 @@ static void expect(sqlite3 *db, int64_t result, int64_t visited, const char *fmt
 static void test_calls_pushdown(void **state)
 {
 	(void)state;
-	sqlite3 *db = db_open(&g64);
+	sqlite3 *db = db_open(&pair.g64);
 	umt_calls_query q;
 	umt_calls_query_init(&q);
 	size_t n;
-	umt_call *all = api_calls(g64.ix, &q, &n);
+	umt_call *all = api_calls(pair.g64.ix, &q, &n);
 	const umt_call *c = &all[n / 2];
 	int64_t of_thread = 0, to_target = 0, in_range = 0, of_module = 0, in_targets = 0;
 	uint64_t lo = all[n / 4].id, hi = all[n / 2].id;
@@ -302,10 +288,10 @@ static size_t check_stack(sqlite3 *db, const struct gentrace *g, uint64_t at, in
 static void test_stack(void **state)
 {
 	(void)state;
-	sqlite3 *db = db_open(&g64);
+	sqlite3 *db = db_open(&pair.g64);
 	/* the truth's calls, their ret (NULL: none) */
 	db_exec(db, "CREATE TEMP TABLE truth(id INTEGER, ret INTEGER)");
-	FILE *f = fopen(g64.truth, "r");
+	FILE *f = fopen(pair.g64.truth, "r");
 	assert_non_null(f);
 	char *line = NULL;
 	size_t cap = 0;
@@ -328,13 +314,14 @@ static void test_stack(void **state)
 	srand(41);
 	size_t frames = 0, deepest = 0;
 	for (int i = 0; i < 80; i++) {
-		uint64_t at = (uint64_t)rand() % umt_exec_count(g64.t);
-		size_t d = check_stack(db, &g64, at, i % 3 ? -1 : (int64_t)((uint64_t)rand() % 3));
+		uint64_t at = (uint64_t)rand() % umt_exec_count(pair.g64.t);
+		int64_t thread = i % 3 ? -1 : (int64_t)((uint64_t)rand() % 3);
+		size_t d = check_stack(db, &pair.g64, at, thread);
 		frames += d;
 		deepest = d > deepest ? d : deepest;
 	}
-	check_stack(db, &g64, 0, -1);
-	check_stack(db, &g64, umt_exec_count(g64.t) - 1, 2);
+	check_stack(db, &pair.g64, 0, -1);
+	check_stack(db, &pair.g64, umt_exec_count(pair.g64.t) - 1, 2);
 	print_message("stack: %zu frames at 80 records, %zu the deepest\n", frames, deepest);
 	assert_true(frames > 80 && deepest >= 3);
 	sqlite3_close(db);
@@ -343,8 +330,8 @@ static void test_stack(void **state)
 static void test_errors(void **state)
 {
 	(void)state;
-	sqlite3 *db = db_open(&g64);
-	unsigned long long n = umt_exec_count(g64.t);
+	sqlite3 *db = db_open(&pair.g64);
+	unsigned long long n = umt_exec_count(pair.g64.t);
 	db_fails(db, false, "stack: at -1: no such record", "SELECT * FROM stack(-1)");
 	db_fails(db, false, "no such record (20000 records)", "SELECT * FROM stack(%llu)", n);
 	db_fails(db, false, "stack: thread 3: no such thread (3 threads)", "SELECT * FROM stack(5, 3)");
@@ -353,7 +340,7 @@ static void test_errors(void **state)
 	db_fails(db, false, "stack(at [, thread]): the record is needed", "SELECT * FROM stack");
 	assert_int_equal(db_int(db, "SELECT count(*) FROM calls WHERE module_id = 1000"), 0);
 	assert_int_equal(db_int(db, "SELECT count(*) FROM calls WHERE id = 'x'"), 0);
-	db_exec(db, "SELECT umtrace_open('%s', 'index=%s/no-such-index')", g64.dir, base);
+	db_exec(db, "SELECT umtrace_open('%s', 'index=%s/no-such-index')", pair.g64.dir, pair.base);
 	db_fails(db, false, "build the index first", "SELECT * FROM stack(5)");
 	db_fails(db, false, "build the index first", "SELECT * FROM calls");
 	sqlite3_close(db);
@@ -372,7 +359,7 @@ static int damaged_queries(const char *dir, const char *want_in_errors)
 		"SELECT count(*) FROM stack(19999, 2)",
 	};
 	sqlite3 *db = db_open(NULL);
-	db_exec(db, "SELECT umtrace_open('%s', 'index=%s')", g64.dir, dir);
+	db_exec(db, "SELECT umtrace_open('%s', 'index=%s')", pair.g64.dir, dir);
 	int failed = 0;
 	for (size_t i = 0; i < sizeof queries / sizeof queries[0]; i++) {
 		sqlite3_stmt *st = db_prepare(db, "%s", queries[i]);
@@ -406,7 +393,7 @@ static void test_damaged_index(void **state)
 	(void)state;
 	static const char *const files[] = {"calls.tab", "calls.thr", "calls.tgt", "calls.byt"};
 	char dir[4096], path[4200];
-	snprintf(dir, sizeof dir, "%s/damaged-index", base);
+	snprintf(dir, sizeof dir, "%s/damaged-index", pair.base);
 	int failed = 0, runs = 0;
 	for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
 		for (int k = 0; k < 6; k++) {
@@ -414,7 +401,7 @@ static void test_damaged_index(void **state)
 			umt_index_build_options_init(&o);
 			o.threads = 1;
 			fx_rmtree(dir);
-			if (umt_index_build(g64.t, dir, &o, NULL) < 0)
+			if (umt_index_build(pair.g64.t, dir, &o, NULL) < 0)
 				fail_msg("%s", umt_errmsg());
 			snprintf(path, sizeof path, "%s/%s", dir, files[f]);
 			struct stat st;
@@ -443,5 +430,5 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_damaged_index),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, gen_pair_teardown);
 }

@@ -23,25 +23,11 @@
 #include "gen/jsonl.h"
 #include "sqlcheck.h"
 
-static char *base;
-static struct gentrace g64, g32;
+static struct genpair pair;
 
 static int setup(void **state)
 {
-	(void)state;
-	base = fx_tmpdir();
-	gen_trace(&g64, base, "g64", 20000, 3, 17, UMT_FLAVOUR_2015, 0);
-	gen_trace(&g32, base, "g32", 6000, 2, 19, UMT_FLAVOUR_2014, 1);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	gen_free(&g64), gen_free(&g32);
-	fx_rmtree(base);
-	free(base);
-	return 0;
+	return gen_pair(state, &pair, 20000, 17, 6000, 19);
 }
 
 /* One row of state() against register @p reg of @p s. */
@@ -101,7 +87,7 @@ static int check_state(sqlite3 *db, const struct gentrace *g, umt_state *s, uint
 static void test_state_api(void **state)
 {
 	(void)state;
-	const struct gentrace *gs[] = {&g64, &g32};
+	const struct gentrace *gs[] = {&pair.g64, &pair.g32};
 	for (int k = 0; k < 2; k++) {
 		const struct gentrace *g = gs[k];
 		sqlite3 *db = db_open(g);
@@ -166,8 +152,8 @@ static unsigned truth_line(sqlite3 *db, const struct gentrace *g, const struct j
 static void test_state_truth(void **state)
 {
 	(void)state;
-	sqlite3 *db = db_open(&g64);
-	FILE *f = fopen(g64.truth, "r");
+	sqlite3 *db = db_open(&pair.g64);
+	FILE *f = fopen(pair.g64.truth, "r");
 	assert_non_null(f);
 	char *line = NULL;
 	size_t cap = 0;
@@ -176,7 +162,7 @@ static void test_state_truth(void **state)
 		struct jv v;
 		if (strstr(line, "\"kind\":\"regs\"") == NULL || json_parse(line, &v) < 0)
 			continue;
-		compared += truth_line(db, &g64, &v), lines++;
+		compared += truth_line(db, &pair.g64, &v), lines++;
 		json_free(&v);
 	}
 	free(line);
@@ -189,8 +175,8 @@ static void test_state_truth(void **state)
 static void test_state_errors(void **state)
 {
 	(void)state;
-	sqlite3 *db = db_open(&g64);
-	unsigned long long n = umt_exec_count(g64.t);
+	sqlite3 *db = db_open(&pair.g64);
+	unsigned long long n = umt_exec_count(pair.g64.t);
 	db_fails(db, false, "state: at -1: no such record", "SELECT * FROM state(-1)");
 	db_fails(db, false, "no such record (20000 records)", "SELECT * FROM state(%llu)", n);
 	db_fails(db, false, "state: thread 3: no such thread (3 threads)", "SELECT * FROM state(5, 3)");
@@ -198,7 +184,7 @@ static void test_state_errors(void **state)
 	db_fails(db, false, "the arguments must be integers", "SELECT * FROM state('x')");
 	db_fails(db, false, "the arguments must be integers", "SELECT * FROM state(NULL)");
 	db_fails(db, false, "state(at [, thread]): the record is needed", "SELECT * FROM state");
-	db_exec(db, "SELECT umtrace_open('%s', 'index=%s/no-such-index')", g64.dir, base);
+	db_exec(db, "SELECT umtrace_open('%s', 'index=%s/no-such-index')", pair.g64.dir, pair.base);
 	db_fails(db, false, "build the index first", "SELECT * FROM state(5)");
 	sqlite3_close(db);
 }
@@ -210,5 +196,5 @@ int main(void)
 		cmocka_unit_test(test_state_truth),
 		cmocka_unit_test(test_state_errors),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, gen_pair_teardown);
 }

@@ -150,23 +150,15 @@ int cmd_calls(umt_trace *t, const struct opts *o)
 {
 	umt_calls_query q;
 	umt_calls_query_init(&q);
-	if (o->thread >= 0 && (uint64_t)o->thread >= umt_thread_count(t)) {
-		report("--thread %lld: no such thread (%llu threads)", (long long)o->thread,
-		       (unsigned long long)umt_thread_count(t));
+	if (!thread_exists(t, o))
 		return EXIT_USAGE;
-	}
-	q.thread = o->thread;
+	SET_QUERY_WINDOW(q, o);
 	if (o->has_target)
 		q.target_first = q.target_last = o->target;
-	q.from = o->from;
-	q.to = o->has_to ? o->to : UINT64_MAX;
-	q.limit = o->has_count ? o->count : 0;
-	if (o->has_count && o->count == 0)
-		return EXIT_OK;
 	umt_index *ix;
 	umt_calls *c = NULL;
-	int rc = open_index(t, o, &ix);
-	if (rc)
+	int rc = open_list_index(t, o, &ix);
+	if (rc || ix == NULL)
 		return rc;
 	umt_state s = {0};
 	struct call_values v = {.n = o->call_args};

@@ -9,22 +9,6 @@
 /* Bytes of a value shown in text; JSON shows all of them. */
 #define TEXT_VALUE_BYTES 32
 
-/* ADDR[:LEN] into the query. */
-static bool parse_range(const char *arg, uint64_t *address, uint64_t *length)
-{
-	char buf[64];
-	const char *colon = strchr(arg, ':');
-	size_t n = colon ? (size_t)(colon - arg) : strlen(arg);
-	if (n == 0 || n >= sizeof buf)
-		return false;
-	memcpy(buf, arg, n);
-	buf[n] = '\0';
-	*length = 1;
-	if (!parse_address(buf, address) || (colon && !parse_address(colon + 1, length)))
-		return false;
-	return *length > 0 && *address + (*length - 1) >= *address;
-}
-
 static void print_access(const struct opts *o, const umt_access *a)
 {
 	if (o->json) {
@@ -65,31 +49,20 @@ int cmd_history(umt_trace *t, const struct opts *o)
 		report("history: not an address range ADDR[:LEN]: %s", o->args[0]);
 		return EXIT_USAGE;
 	}
-	if (o->thread >= 0 && (uint64_t)o->thread >= umt_thread_count(t)) {
-		report("--thread %lld: no such thread (%llu threads)", (long long)o->thread,
-		       (unsigned long long)umt_thread_count(t));
+	if (!thread_exists(t, o))
 		return EXIT_USAGE;
-	}
 	umt_history_query_init(&q, address, length);
-	q.from = o->from;
-	q.to = o->has_to ? o->to : UINT64_MAX;
+	SET_QUERY_WINDOW(q, o);
 	if (o->kinds)
 		q.kinds = o->kinds;
-	q.thread = o->thread;
 	q.reverse = o->reverse;
-	q.limit = o->has_count ? o->count : 0;
-	if (o->has_count && o->count == 0)
-		return EXIT_OK;
 	umt_index *ix;
-	int rc = open_index(t, o, &ix);
-	if (rc)
+	int rc = open_list_index(t, o, &ix);
+	if (rc || ix == NULL)
 		return rc;
 	umt_history *h;
-	if ((rc = umt_history_open(ix, &q, &h)) < 0) {
-		report_error(rc);
-		umt_index_close(ix);
-		return EXIT_BAD_TRACE;
-	}
+	if ((rc = umt_history_open(ix, &q, &h)) < 0)
+		return query_failed(ix, rc); /* never UMT_E_NOT_FOUND: a bad trace or index */
 	if (!o->json)
 		out_str("        ID THREAD  KIND    ADDRESS             SIZE  VALUE\n");
 	umt_access a;

@@ -63,21 +63,16 @@ static void print_text(uint64_t address, uint64_t length, const uint8_t *data,
 int cmd_mem(umt_trace *t, const struct opts *o)
 {
 	uint64_t address, length;
-	if (!o->has_at) {
-		report("mem needs --at ID");
+	if (!at_given(o, "mem"))
 		return EXIT_USAGE;
-	}
 	if (!parse_address(o->args[0], &address) || !parse_address(o->args[1], &length) ||
 	    length == 0 || length > MAX_LENGTH || address + (length - 1) < address) {
 		report("mem: ADDR LEN must be numbers, 1 <= LEN <= %u, not past the top: %s %s",
 		       MAX_LENGTH, o->args[0], o->args[1]);
 		return EXIT_USAGE;
 	}
-	if (o->at >= umt_exec_count(t)) {
-		report("--at %llu: no such record (%llu records)", (unsigned long long)o->at,
-		       (unsigned long long)umt_exec_count(t));
+	if (!at_exists(t, o))
 		return EXIT_USAGE;
-	}
 	umt_index *ix;
 	int rc = open_index(t, o, &ix);
 	if (rc)

@@ -71,44 +71,31 @@ static void print_node(const umt_trace *t, const struct opts *o, const umt_origi
 /* REG or ADDR[:LEN] into the query. */
 static bool parse_target(const umt_trace *t, const char *arg, umt_origin_query *q)
 {
-	char buf[64];
-	const char *colon = strchr(arg, ':');
-	size_t n = colon ? (size_t)(colon - arg) : strlen(arg);
-	if (n == 0 || n >= sizeof buf)
-		return false;
-	memcpy(buf, arg, n);
-	buf[n] = '\0';
-	uint64_t address, length = 1;
-	if (!parse_address(buf, &address)) { /* not a number: a register */
-		q->reg = colon ? -1 : umt_reg_by_name(t, arg);
-		return q->reg >= 0;
+	uint64_t address, length;
+	if (parse_range(arg, &address, &length)) {
+		q->reg = -1;
+		q->address = address;
+		q->length = length;
+		return length <= UMT_ORIGIN_MAX_LENGTH;
 	}
-	if (colon && !parse_address(colon + 1, &length))
-		return false;
-	q->reg = -1;
-	q->address = address;
-	q->length = length;
-	return length > 0 && length <= UMT_ORIGIN_MAX_LENGTH && address + (length - 1) >= address;
+	/* not an address range: a register, whose name has no colon */
+	q->reg = strchr(arg, ':') ? -1 : umt_reg_by_name(t, arg);
+	return q->reg >= 0;
 }
 
 int cmd_origin(umt_trace *t, const struct opts *o)
 {
 	umt_origin_query q;
 	umt_origin_query_init(&q, o->at, -1);
-	if (!o->has_at) {
-		report("origin needs --at ID");
+	if (!at_given(o, "origin"))
 		return EXIT_USAGE;
-	}
 	if (!parse_target(t, o->args[0], &q)) {
 		report("origin: not a register of the context map nor ADDR[:LEN] with 1 <= LEN <= %u: %s",
 		       UMT_ORIGIN_MAX_LENGTH, o->args[0]);
 		return EXIT_USAGE;
 	}
-	if (o->at >= umt_exec_count(t)) {
-		report("--at %llu: no such record (%llu records)", (unsigned long long)o->at,
-		       (unsigned long long)umt_exec_count(t));
+	if (!at_exists(t, o))
 		return EXIT_USAGE;
-	}
 	if (o->has_depth)
 		q.depth = o->depth;
 	umt_index *ix;
@@ -116,11 +103,8 @@ int cmd_origin(umt_trace *t, const struct opts *o)
 	if (rc)
 		return rc;
 	umt_origin *tree;
-	if ((rc = umt_origin_open(ix, &q, &tree)) < 0) {
-		report_error(rc);
-		umt_index_close(ix);
-		return rc == UMT_E_NOT_FOUND ? EXIT_USAGE : EXIT_BAD_TRACE;
-	}
+	if ((rc = umt_origin_open(ix, &q, &tree)) < 0)
+		return query_failed(ix, rc);
 	umt_origin_node n;
 	while (!out_closed() && (rc = umt_origin_next(tree, &n)) > 0)
 		print_node(t, o, &n);

@@ -39,31 +39,20 @@ int cmd_reg_history(umt_trace *t, const struct opts *o)
 		report("reg-history: no register %s in the context map", o->args[0]);
 		return EXIT_USAGE;
 	}
-	if (o->thread >= 0 && (uint64_t)o->thread >= umt_thread_count(t)) {
-		report("--thread %lld: no such thread (%llu threads)", (long long)o->thread,
-		       (unsigned long long)umt_thread_count(t));
+	if (!thread_exists(t, o))
 		return EXIT_USAGE;
-	}
 	umt_reg_history_query q;
 	umt_reg_history_query_init(&q, reg);
-	q.thread = o->thread;
-	q.from = o->from;
-	q.to = o->has_to ? o->to : UINT64_MAX;
+	SET_QUERY_WINDOW(q, o);
 	q.reverse = o->reverse;
 	q.changes = o->changes;
-	q.limit = o->has_count ? o->count : 0;
-	if (o->has_count && o->count == 0)
-		return EXIT_OK;
 	umt_index *ix;
-	int rc = open_index(t, o, &ix);
-	if (rc)
+	int rc = open_list_index(t, o, &ix);
+	if (rc || ix == NULL)
 		return rc;
 	umt_reg_history *h;
-	if ((rc = umt_reg_history_open(ix, &q, &h)) < 0) {
-		report_error(rc);
-		umt_index_close(ix);
-		return rc == UMT_E_NOT_FOUND ? EXIT_USAGE : EXIT_BAD_TRACE;
-	}
+	if ((rc = umt_reg_history_open(ix, &q, &h)) < 0)
+		return query_failed(ix, rc);
 	if (!o->json)
 		out_str("        ID THREAD  REGISTER VALUE               CHANGE\n");
 	umt_reg_write w;

@@ -66,20 +66,8 @@ static int stack_frames(const umt_index *ix, uint64_t at, int64_t thread, umt_fr
 
 int cmd_stack(umt_trace *t, const struct opts *o)
 {
-	if (!o->has_at) {
-		report("stack needs --at ID");
+	if (!at_given(o, "stack") || !at_exists(t, o) || !thread_exists(t, o))
 		return EXIT_USAGE;
-	}
-	if (o->at >= umt_exec_count(t)) {
-		report("--at %llu: no such record (%llu records)", (unsigned long long)o->at,
-		       (unsigned long long)umt_exec_count(t));
-		return EXIT_USAGE;
-	}
-	if (o->thread >= 0 && (uint64_t)o->thread >= umt_thread_count(t)) {
-		report("--thread %lld: no such thread (%llu threads)", (long long)o->thread,
-		       (unsigned long long)umt_thread_count(t));
-		return EXIT_USAGE;
-	}
 	umt_rec r;
 	int64_t thread = o->thread;
 	int rc = thread < 0 ? umt_exec_get(t, o->at, &r) : 0;

@@ -202,20 +202,8 @@ static int print_text(const umt_trace *t, const umt_index *ix, const umt_state *
 
 int cmd_state(umt_trace *t, const struct opts *o)
 {
-	if (!o->has_at) {
-		report("state needs --at ID");
+	if (!at_given(o, "state") || !at_exists(t, o) || !thread_exists(t, o))
 		return EXIT_USAGE;
-	}
-	if (o->at >= umt_exec_count(t)) {
-		report("--at %llu: no such record (%llu records)", (unsigned long long)o->at,
-		       (unsigned long long)umt_exec_count(t));
-		return EXIT_USAGE;
-	}
-	if (o->thread >= 0 && (uint64_t)o->thread >= umt_thread_count(t)) {
-		report("--thread %lld: no such thread (%llu threads)", (long long)o->thread,
-		       (unsigned long long)umt_thread_count(t));
-		return EXIT_USAGE;
-	}
 	umt_index *ix;
 	int rc = open_index(t, o, &ix);
 	if (rc)

@@ -1,6 +1,7 @@
 /*
  * umtdump - finding and opening the trace's index, for the commands that
- * answer from it (history, mem), and the address operands they take.
+ * answer from it (history, mem, state...), and checking the operands and
+ * options they take (addresses, --at, --thread).
  */
 #include <errno.h>
 #include <limits.h>
@@ -19,6 +20,21 @@ bool parse_address(const char *s, uint64_t *out)
 		return false; /* a leading 0 would be octal to strtoull: refuse it */
 	*out = v;
 	return true;
+}
+
+bool parse_range(const char *arg, uint64_t *address, uint64_t *length)
+{
+	char buf[64];
+	const char *colon = strchr(arg, ':');
+	size_t n = colon ? (size_t)(colon - arg) : strlen(arg);
+	if (n == 0 || n >= sizeof buf)
+		return false;
+	memcpy(buf, arg, n);
+	buf[n] = '\0';
+	*length = 1;
+	if (!parse_address(buf, address) || (colon && !parse_address(colon + 1, length)))
+		return false;
+	return *length > 0 && *address + (*length - 1) >= *address;
 }
 
 int open_index(const umt_trace *t, const struct opts *o, umt_index **out)
@@ -40,4 +56,42 @@ int open_index(const umt_trace *t, const struct opts *o, umt_index **out)
 		report("build the index first: umtdump index%s%s %s", o->index_dir ? " --out " : "",
 		       o->index_dir ? o->index_dir : "", o->trace_dir);
 	return EXIT_BAD_TRACE;
+}
+
+int open_list_index(const umt_trace *t, const struct opts *o, umt_index **out)
+{
+	*out = NULL;
+	return o->has_count && o->count == 0 ? EXIT_OK : open_index(t, o, out);
+}
+
+bool at_given(const struct opts *o, const char *cmd)
+{
+	if (!o->has_at)
+		report("%s needs --at ID", cmd);
+	return o->has_at;
+}
+
+bool at_exists(const umt_trace *t, const struct opts *o)
+{
+	if (o->at < umt_exec_count(t))
+		return true;
+	report("--at %llu: no such record (%llu records)", (unsigned long long)o->at,
+	       (unsigned long long)umt_exec_count(t));
+	return false;
+}
+
+bool thread_exists(const umt_trace *t, const struct opts *o)
+{
+	if (o->thread < 0 || (uint64_t)o->thread < umt_thread_count(t))
+		return true;
+	report("--thread %lld: no such thread (%llu threads)", (long long)o->thread,
+	       (unsigned long long)umt_thread_count(t));
+	return false;
+}
+
+int query_failed(umt_index *ix, int rc)
+{
+	report_error(rc);
+	umt_index_close(ix);
+	return rc == UMT_E_NOT_FOUND ? EXIT_USAGE : EXIT_BAD_TRACE;
 }

@@ -306,8 +306,45 @@ int cmd_sql(umt_trace *t, const struct opts *o);
  */
 int open_index(const umt_trace *t, const struct opts *o, umt_index **out);
 
+/**
+ * open_index() for a command that lists at most --count items: with
+ * --count 0 there is nothing to list, *out is NULL and no index is needed.
+ * @return 0; EXIT_BAD_TRACE.
+ */
+int open_list_index(const umt_trace *t, const struct opts *o, umt_index **out);
+
 /** Parses ADDR (decimal or 0x hex); false when it is not one. */
 bool parse_address(const char *s, uint64_t *out);
+
+/** Parses ADDR[:LEN] (LEN 1 when absent); false unless 1 <= LEN and the range does not wrap. */
+bool parse_range(const char *arg, uint64_t *address, uint64_t *length);
+
+/*
+ * Checks of the options the query commands share: each returns true when
+ * the option is good, else reports why ("umtdump: state needs --at ID",
+ * "umtdump: --at N: no such record (M records)", "umtdump: --thread N: no
+ * such thread (M threads)") and returns false: a usage error (EXIT_USAGE).
+ */
+bool at_given(const struct opts *o, const char *cmd);         /* --at was given to @p cmd */
+bool at_exists(const umt_trace *t, const struct opts *o);     /* --at is a record */
+bool thread_exists(const umt_trace *t, const struct opts *o); /* --thread is -1 or a thread */
+
+/*
+ * Sets the record window that the listing queries of index.h name alike
+ * (thread, from, to, limit) from --thread, --from, --to and --count. A
+ * macro: the query structs are of different types.
+ */
+#define SET_QUERY_WINDOW(q, o)                                                     \
+	((q).thread = (o)->thread, (q).from = (o)->from,                           \
+	 (q).to = (o)->has_to ? (o)->to : UINT64_MAX,                              \
+	 (q).limit = (o)->has_count ? (o)->count : 0)
+
+/**
+ * A query of @p ix could not start (@p rc): reports it and closes @p ix.
+ * @return the exit status: EXIT_USAGE when the query names what the trace
+ * does not have (UMT_E_NOT_FOUND: a register in no map), else EXIT_BAD_TRACE.
+ */
+int query_failed(umt_index *ix, int rc);
 
 /* ---- register values (cmd_state.c) ------------------------------------------------ */
 
