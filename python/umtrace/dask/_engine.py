@@ -282,9 +282,12 @@ def run(client, paths, fn, combine, names=None, parts=None, per_trace=False,
         made.extend(leaves)
         traces.append(_tree(client, fold, leaves, made,
                             functools.partial(_finish_trace, combine, per_trace, path)))
-    if traces:
+    if len(traces) == 1:
+        final = traces[0]  # one trace: its last fold is the job's (one round trip less)
+    elif traces:
         final = _tree(client, functools.partial(_fold, merge_keyed if per_trace else combine),
                       traces, made)
+    if traces:
         tracker.wait(made)
         out = final.result()
         failures.update(out.failures)
