@@ -29,9 +29,11 @@ from .._ffi import ffi, lib
 from . import _cache
 
 #: the smallest range a task gets when the engine chooses (bytes of
-#: exec.vtable): below it the per-task cost of Dask (a few ms) shows
-#: (docs/scaling.md: bench/dask_bench.py measures both)
-MIN_TASK_BYTES = 64 << 20
+#: exec.vtable, about 8.5 M umtgen records): below it the per-task cost of
+#: Dask (a few ms) is more than a tenth of a task of the C counting jobs
+#: (mix, coverage: about 8 ns a record); docs/scaling.md, from what
+#: bench/dask_bench.py measures
+MIN_TASK_BYTES = 512 << 20
 #: the largest range a task gets when the engine chooses: bounds what a
 #: lost worker costs and keeps the tasks many enough to balance
 MAX_TASK_BYTES = 1 << 30
