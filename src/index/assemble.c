@@ -7,7 +7,6 @@
 /* copy_file_range() is a GNU extension: the only one the index uses */
 #define _GNU_SOURCE /* NOLINT(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp) */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -153,7 +152,7 @@ static int create_files(struct ix_build *b, int fds[IX_F_COUNT + 1])
 }
 
 /* Every section's files and info block. */
-static int assemble_sections_now(struct ix_build *b)
+static int assemble_sections(struct ix_build *b)
 {
 	int rc = 0;
 	for (unsigned i = 0; rc == 0 && i < b->nsections; i++) {
@@ -164,50 +163,15 @@ static int assemble_sections_now(struct ix_build *b)
 	return rc;
 }
 
-/* The sections' thread: the message of a failure is kept (it is thread-local). */
-static void *sections_main(void *arg)
-{
-	struct ix_build *b = arg;
-	b->sections_rc = assemble_sections_now(b);
-	if (b->sections_rc < 0)
-		snprintf(b->sections_message, sizeof b->sections_message, "%s", umt_errmsg());
-	return NULL;
-}
-
-int umt__ixb_sections_start(struct ix_build *b)
-{
-	if (b->nsections > 0 && pthread_create(&b->sections_thread, NULL, sections_main, b) == 0)
-		b->sections_started = true; /* else umt__ixb_assemble() does it */
-	return 0;
-}
-
-void umt__ixb_sections_join(struct ix_build *b)
-{
-	if (b->sections_started) {
-		pthread_join(b->sections_thread, NULL);
-		b->sections_started = false;
-	}
-}
-
-/* The sections' files and info blocks: done by their thread, or now. */
-static int assemble_sections(struct ix_build *b)
-{
-	if (!b->sections_started)
-		return assemble_sections_now(b);
-	umt__ixb_sections_join(b);
-	return b->sections_rc < 0 ? umt__failf(b->sections_rc, "%s", b->sections_message) : 0;
-}
-
 int umt__ixb_assemble(struct ix_build *b)
 {
 	int fds[IX_F_COUNT + 1];
-	/* first: the sections' thread uses the commit, which create_files() does not lock */
-	int rc = assemble_sections(b);
-	if (rc == 0)
-		rc = create_files(b, fds);
+	int rc = create_files(b, fds);
 	static const char *const magic[IX_F_COUNT] = {"UMTIXDIR", "UMTIXPST", "UMTIXSKP"};
 	for (int f = 0; rc == 0 && f < IX_F_COUNT; f++)
 		rc = umt__ixb_file_header(b, fds[f], magic[f]);
+	if (rc == 0)
+		rc = assemble_sections(b);
 	uint64_t *post_base = calloc(b->nparts + 1, sizeof *post_base);
 	uint64_t *skip_base = calloc(b->nparts + 1, sizeof *skip_base);
 	uint64_t post_at = 64, skips = 0, pages = 0;

@@ -324,7 +324,6 @@ int umt__ixb_open_dir(struct ix_build *b, const char *commit_name)
 
 void umt__ixb_release(struct ix_build *b)
 {
-	umt__ixb_sections_join(b); /* a merge that failed: the sections' thread still reads */
 	for (unsigned i = 0; i < b->nsections; i++) {
 		for (unsigned k = 0; b->states[i] && k < b->nranges; k++)
 			if (b->states[i][k])
@@ -398,8 +397,6 @@ int umt_index_build(const umt_trace *t, const char *dir, const umt_index_build_o
 		rc = umt__ixb_plan(&b);
 	if (rc == 0)
 		rc = umt__ixb_scan(&b);
-	if (rc == 0)
-		rc = umt__ixb_sections_start(&b); /* the sections' files, beside the merge */
 	if (rc == 0)
 		rc = umt__ixb_merge(&b);
 	if (rc == 0)

@@ -81,12 +81,6 @@ struct ix_build {
 	int error;
 	char message[512];
 
-	/* the sections' assembly, run beside the merge (assemble.c) */
-	pthread_t sections_thread;
-	bool sections_started;
-	int sections_rc;
-	char sections_message[512];
-
 	umt_index_build_stats stats;
 };
 
@@ -128,17 +122,6 @@ UMT_HIDDEN int umt__ixb_merge_runs(struct ix_build *b, const struct ix_run *runs
 
 /** merge.c: merges every run into the partitions' streams. */
 UMT_HIDDEN int umt__ixb_merge(struct ix_build *b);
-
-/**
- * assemble.c: starts assembling the sections (their files, from the ranges'
- * states the scan left) on a thread of its own, to run beside the merge,
- * which does not touch them; umt__ixb_assemble() waits for it. When no
- * thread can start, umt__ixb_assemble() does the work itself. @return 0.
- */
-UMT_HIDDEN int umt__ixb_sections_start(struct ix_build *b);
-
-/** assemble.c: waits for the sections' thread, if it runs (the build's release). */
-UMT_HIDDEN void umt__ixb_sections_join(struct ix_build *b);
 
 /** assemble.c: writes mem.dir, mem.post, mem.skip and index.umti, and commits. */
 UMT_HIDDEN int umt__ixb_assemble(struct ix_build *b);

@@ -292,8 +292,6 @@ int umt_index_build_merge(const umt_trace *t, const char *dir, unsigned parts,
 		atomic_store(&b.records_done, records);
 	}
 	if (rc == 0)
-		rc = umt__ixb_sections_start(&b); /* the sections' files, beside the merge */
-	if (rc == 0)
 		rc = umt__ixb_merge(&b);
 	if (rc == 0)
 		rc = umt__ixb_assemble(&b); /* commits: b.commit is NULL after */

@@ -20,10 +20,7 @@ int umt__ixb_create(struct ix_build *b, const char *name, int *fd)
 {
 	if (b->nfiles >= UMT_IX_MAX_FILES - IX_F_COUNT || strlen(name) >= sizeof b->file_names[0])
 		return umt__failf(UMT_E_INVAL, "index build: too many files, or %s too long a name", name);
-	/* the sections' thread creates files while the merge's workers make scratch files */
-	pthread_mutex_lock(&b->mu);
 	int rc = umt__commit_create(b->commit, name, fd);
-	pthread_mutex_unlock(&b->mu);
 	if (rc < 0)
 		return rc;
 	memcpy(b->file_names[b->nfiles], name, strlen(name) + 1);

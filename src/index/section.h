@@ -19,10 +19,8 @@
  * constant to the build's spill file (umt__ixb_spill(): one file shared by
  * every section and range, so that a thousand ranges do not hold a thousand
  * descriptors) and keeping only where it went. After the scan,
- * assemble() gets every range's state in record order on a thread of the
- * sections' own, which runs beside the merge of the memory postings (it
- * shares nothing with it but the commit, whose file creation is locked;
- * the sections run one after the other on that thread), composes them (the state at the start of range k is that at the
+ * assemble() gets every range's state in record order on the calling
+ * thread, composes them (the state at the start of range k is that at the
  * end of range k - 1), writes the section's final files through
  * umt__ixb_create() and fills its info block. Memory is the section's own
  * to bound: the budget (b->budget) is the memory postings'.
