@@ -150,8 +150,9 @@ int cmd_calls(umt_trace *t, const struct opts *o)
 {
 	umt_calls_query q;
 	umt_calls_query_init(&q);
-	if (!thread_exists(t, o))
-		return EXIT_USAGE;
+	int st = thread_status(t, o);
+	if (st != EXIT_OK)
+		return st;
 	SET_QUERY_WINDOW(q, o);
 	if (o->has_target)
 		q.target_first = q.target_last = o->target;

@@ -237,18 +237,7 @@ static int check_range(umt_trace *t, const struct opts *o)
 		       (unsigned long long)o->from);
 		return EXIT_USAGE;
 	}
-	const umt_thread_rec *row;
-	int rc = o->thread >= 0 ? umt_thread_get(t, (uint64_t)o->thread, &row) : 0;
-	if (rc == UMT_E_RANGE) {
-		report("--thread %lld: no such thread (%llu threads)", (long long)o->thread,
-		       (unsigned long long)umt_thread_count(t));
-		return EXIT_USAGE;
-	}
-	if (rc < 0) { /* its row was lost at open (--salvage) */
-		report_error(rc);
-		return EXIT_BAD_TRACE;
-	}
-	return 0;
+	return thread_status(t, o);
 }
 
 static int open_source(umt_trace *t, const struct opts *o, struct source *s)

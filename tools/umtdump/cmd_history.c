@@ -49,8 +49,9 @@ int cmd_history(umt_trace *t, const struct opts *o)
 		report("history: not an address range ADDR[:LEN]: %s", o->args[0]);
 		return EXIT_USAGE;
 	}
-	if (!thread_exists(t, o))
-		return EXIT_USAGE;
+	int st = thread_status(t, o);
+	if (st != EXIT_OK)
+		return st;
 	umt_history_query_init(&q, address, length);
 	SET_QUERY_WINDOW(q, o);
 	if (o->kinds)

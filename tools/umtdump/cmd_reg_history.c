@@ -39,8 +39,9 @@ int cmd_reg_history(umt_trace *t, const struct opts *o)
 		report("reg-history: no register %s in the context map", o->args[0]);
 		return EXIT_USAGE;
 	}
-	if (!thread_exists(t, o))
-		return EXIT_USAGE;
+	int st = thread_status(t, o);
+	if (st != EXIT_OK)
+		return st;
 	umt_reg_history_query q;
 	umt_reg_history_query_init(&q, reg);
 	SET_QUERY_WINDOW(q, o);

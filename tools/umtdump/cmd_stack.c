@@ -66,8 +66,11 @@ static int stack_frames(const umt_index *ix, uint64_t at, int64_t thread, umt_fr
 
 int cmd_stack(umt_trace *t, const struct opts *o)
 {
-	if (!at_given(o, "stack") || !at_exists(t, o) || !thread_exists(t, o))
+	if (!at_given(o, "stack") || !at_exists(t, o))
 		return EXIT_USAGE;
+	int st = thread_status(t, o);
+	if (st != EXIT_OK)
+		return st;
 	umt_rec r;
 	int64_t thread = o->thread;
 	int rc = thread < 0 ? umt_exec_get(t, o->at, &r) : 0;

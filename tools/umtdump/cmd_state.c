@@ -202,8 +202,11 @@ static int print_text(const umt_trace *t, const umt_index *ix, const umt_state *
 
 int cmd_state(umt_trace *t, const struct opts *o)
 {
-	if (!at_given(o, "state") || !at_exists(t, o) || !thread_exists(t, o))
+	if (!at_given(o, "state") || !at_exists(t, o))
 		return EXIT_USAGE;
+	int st = thread_status(t, o);
+	if (st != EXIT_OK)
+		return st;
 	umt_index *ix;
 	int rc = open_index(t, o, &ix);
 	if (rc)

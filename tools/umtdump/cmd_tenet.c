@@ -209,12 +209,9 @@ int cmd_tenet(umt_trace *t, const struct opts *o)
 		report("tenet needs --thread TID (see umtdump tenet --help)");
 		return EXIT_USAGE;
 	}
-	const umt_thread_rec *row;
-	if (umt_thread_get(t, (uint64_t)o->thread, &row) == UMT_E_RANGE) {
-		report("--thread %lld: no such thread (%llu threads)", (long long)o->thread,
-		       (unsigned long long)umt_thread_count(t));
-		return EXIT_USAGE;
-	}
+	int st = thread_status(t, o);
+	if (st != EXIT_OK)
+		return st;
 	struct tenet x;
 	memset(&x, 0, sizeof x);
 	x.t = t;

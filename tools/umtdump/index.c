@@ -80,13 +80,20 @@ bool at_exists(const umt_trace *t, const struct opts *o)
 	return false;
 }
 
-bool thread_exists(const umt_trace *t, const struct opts *o)
+int thread_status(const umt_trace *t, const struct opts *o)
 {
-	if (o->thread < 0 || (uint64_t)o->thread < umt_thread_count(t))
-		return true;
-	report("--thread %lld: no such thread (%llu threads)", (long long)o->thread,
-	       (unsigned long long)umt_thread_count(t));
-	return false;
+	const umt_thread_rec *row;
+	int rc = o->thread >= 0 ? umt_thread_get(t, (uint64_t)o->thread, &row) : 0;
+	if (rc == UMT_E_RANGE) {
+		report("--thread %lld: no such thread (%llu threads)", (long long)o->thread,
+		       (unsigned long long)umt_thread_count(t));
+		return EXIT_USAGE;
+	}
+	if (rc < 0) { /* its row was lost at open (--salvage) */
+		report_error(rc);
+		return EXIT_BAD_TRACE;
+	}
+	return EXIT_OK;
 }
 
 int query_failed(umt_index *ix, int rc)

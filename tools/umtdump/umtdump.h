@@ -322,12 +322,19 @@ bool parse_range(const char *arg, uint64_t *address, uint64_t *length);
 /*
  * Checks of the options the query commands share: each returns true when
  * the option is good, else reports why ("umtdump: state needs --at ID",
- * "umtdump: --at N: no such record (M records)", "umtdump: --thread N: no
- * such thread (M threads)") and returns false: a usage error (EXIT_USAGE).
+ * "umtdump: --at N: no such record (M records)") and returns false: a usage
+ * error (EXIT_USAGE).
  */
-bool at_given(const struct opts *o, const char *cmd);         /* --at was given to @p cmd */
-bool at_exists(const umt_trace *t, const struct opts *o);     /* --at is a record */
-bool thread_exists(const umt_trace *t, const struct opts *o); /* --thread is -1 or a thread */
+bool at_given(const struct opts *o, const char *cmd);     /* --at was given to @p cmd */
+bool at_exists(const umt_trace *t, const struct opts *o); /* --at is a record */
+
+/**
+ * Whether --thread is -1 or a thread of the table: EXIT_OK; else reports why
+ * and returns EXIT_USAGE ("--thread N: no such thread (M threads)") or, when
+ * the thread's row was lost at open (--salvage), EXIT_BAD_TRACE with the
+ * library's message. Every command taking --thread checks it so.
+ */
+int thread_status(const umt_trace *t, const struct opts *o);
 
 /*
  * Sets the record window that the listing queries of index.h name alike
