@@ -56,6 +56,7 @@
 #endif
 
 #include "../src/index/ixint.h"
+#include "benchlist.h"
 #include "ixbench.h"
 
 static struct {
@@ -78,13 +79,7 @@ static double now(void)
 
 bool ixb_wanted(const char *name)
 {
-	if (cfg.only == NULL)
-		return true;
-	size_t n = strlen(name);
-	for (const char *p = cfg.only; (p = strstr(p, name)) != NULL; p += n)
-		if ((p == cfg.only || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
-			return true;
-	return false;
+	return bench_listed(cfg.only, name);
 }
 
 static void die(const char *what)

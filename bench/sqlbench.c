@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "benchlist.h"
 #include "sqlfloor.h"
 #include "umtrace/sqlite.h"
 #include "umtrace/umtrace.h"
@@ -569,13 +570,7 @@ static void bench_calls(const umt_trace *t, sqlite3 *db)
 /* Whether --only names @p part (every part without --only). */
 static int wanted(const char *part)
 {
-	if (cfg.only == NULL)
-		return 1;
-	size_t n = strlen(part);
-	for (const char *p = cfg.only; (p = strstr(p, part)) != NULL; p += n)
-		if ((p == cfg.only || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
-			return 1;
-	return 0;
+	return bench_listed(cfg.only, part);
 }
 
 int main(int argc, char **argv)

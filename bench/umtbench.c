@@ -67,6 +67,7 @@
 #endif
 
 #include "gen.h"
+#include "benchlist.h"
 #include "umtrace/umtrace.h"
 
 /* ---- settings and reporting ------------------------------------------------- */
@@ -108,13 +109,7 @@ static struct stats summarize(double *v, int n)
 
 static int wanted(const char *name)
 {
-	if (cfg.only == NULL)
-		return 1;
-	size_t n = strlen(name);
-	for (const char *p = cfg.only; (p = strstr(p, name)) != NULL; p += n)
-		if ((p == cfg.only || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
-			return 1;
-	return 0;
+	return bench_listed(cfg.only, name);
 }
 
 /* One result line: what was measured, the limit, the ratio and the goal. */
