@@ -20,6 +20,7 @@ unified ID, with the raw IDs seen and the count per thread.
 import numpy as np
 
 from .._constants import RecType
+from .._core import cstr
 from .._errors import XmlError
 from .._ffi import ffi, lib
 
@@ -89,12 +90,8 @@ def _zydis(trace, rows, counts):
         total = np.zeros(1 << 16, np.int64)
         np.add.at(total, values[ok], counts[ok])
         out[key] = _sparse(total)
-        out[key + "_name"] = {v: _cstr(namer(v)) for v in out[key]}
+        out[key + "_name"] = {v: cstr(namer(v)) for v in out[key]}
     return out
-
-
-def _cstr(p):
-    return None if p == ffi.NULL else ffi.string(p).decode()
 
 
 def mix_part(trace, start, stop):
