@@ -17,7 +17,9 @@
  *   thread-vs-filter
  *             on generated traces of 1, 2, 4 and 8 threads (--thread-records
  *             each, default 10M, in --tmp), every thread's records along its
- *             chain vs scans of every record filtered by thread (goal >= 1)
+ *             chain vs scans of every record filtered by thread (goal >= 1),
+ *             and raw walks of the chains (no check) vs the same scans: the
+ *             most any chain walk could reach (report)
  *   random    lookups by ID vs a raw random walk: umt_exec_get (goal >= 0.6),
  *             umt_exec_view_get (goal >= 0.8), and batched lookups vs
  *             single ones (goal >= 1.3)
@@ -344,22 +346,31 @@ __attribute__((noinline)) static uint64_t walk_threads_raw(const umt_trace *t,
 	return acc;
 }
 
-static void bench_thread(const char *dir)
+/* The trace's exec.prev_next.column, mapped for the raw walks (NULL when empty). */
+static const uint8_t *map_links(const char *dir, size_t *size)
 {
-	umt_trace *t = open_trace(dir, 0);
-	uint64_t n = umt_exec_count(t);
-	const uint8_t *off, *rec;
-	raw_views(t, &off, &rec);
-	/* the raw walk reads the column through its own mapping */
 	char path[8192];
 	join(path, sizeof path, dir, "exec.prev_next.column");
 	int fd = open(path, O_RDONLY);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) < 0)
 		die(path);
-	const uint8_t *pn = st.st_size ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)
-	                               : NULL;
+	*size = (size_t)st.st_size;
+	const uint8_t *pn = st.st_size ? mmap(NULL, *size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
+	if (pn == MAP_FAILED)
+		die(path);
 	close(fd);
+	return pn;
+}
+
+static void bench_thread(const char *dir)
+{
+	umt_trace *t = open_trace(dir, 0);
+	uint64_t n = umt_exec_count(t);
+	const uint8_t *off, *rec;
+	raw_views(t, &off, &rec);
+	size_t pn_size;
+	const uint8_t *pn = map_links(dir, &pn_size);
 	double lib[64], raw[64];
 	sink = walk_threads_lib(t) + walk_threads_raw(t, pn, off, rec);
 	for (int i = 0; i < cfg.runs; i++) {
@@ -375,11 +386,16 @@ static void bench_thread(const char *dir)
 	report("thread", "prev/next chains, every thread", l, "M/s", "raw chain walk M/s", r,
 	       l.median / r.median, "(report)", 1);
 	if (pn)
-		munmap((void *)(uintptr_t)pn, (size_t)st.st_size);
+		munmap((void *)(uintptr_t)pn, pn_size);
 	umt_trace_close(t);
 }
 
 /* ---- thread-vs-filter: one thread's records, along its chain or by a filtered scan ---- */
+
+/* What a raw chain walk reads: offsets, records, links. */
+struct raw_links {
+	const uint8_t *off, *rec, *pn;
+};
 
 /* Thread @p thread's records in [from, to) by a scan filtered by thread. */
 __attribute__((noinline)) static uint64_t filter_scan(const umt_trace *t, uint64_t thread,
@@ -407,6 +423,20 @@ __attribute__((noinline)) static uint64_t chain_walk(const umt_trace *t, uint64_
 		die("umt_thread_iter_init");
 	while (umt_thread_iter_next(&it, &r) == 1 && r.id < to)
 		acc += r.id + r.type;
+	return acc;
+}
+
+/* The same records by a raw walk of the chain (no check), the least a chain walk costs. */
+__attribute__((noinline)) static uint64_t raw_chain_walk(const struct raw_links *l, uint64_t start,
+                                                         uint64_t to)
+{
+	uint64_t acc = 0;
+	for (int64_t id = (int64_t)start; id >= 0 && (uint64_t)id < to;) {
+		uint64_t b;
+		memcpy(&b, l->off + 8 * (uint64_t)id, 8);
+		acc += (uint64_t)id + l->rec[b + 4];
+		memcpy(&id, l->pn + 16 * (uint64_t)id + 8, 8);
+	}
 	return acc;
 }
 
@@ -453,32 +483,37 @@ static uint64_t *slice_starts(const umt_trace *t, uint64_t slices)
 }
 
 /*
- * Seconds to read every thread's records, along the chains and by filtered
- * scans, alternated slice by slice (so that a change in the machine's load
- * hits both alike); both must see the same records.
+ * Seconds to read every thread's records, along the chains, by raw walks
+ * of the chains and by filtered scans, alternated slice by slice (so that
+ * a change in the machine's load hits them all alike); all must see the
+ * same records.
  */
-static void thread_vs_filter_once(const umt_trace *t, const uint64_t *first, double *chain,
-                                  double *filter)
+static void thread_vs_filter_once(const umt_trace *t, const struct raw_links *l,
+                                  const uint64_t *first, double secs[3])
 {
 	uint64_t n = umt_exec_count(t), slices = (n + THREAD_SLICE - 1) / THREAD_SLICE;
-	*chain = *filter = 0;
+	secs[0] = secs[1] = secs[2] = 0;
 	for (uint64_t th = 0; th < umt_thread_count(t); th++)
 		for (uint64_t s = 0; s < slices; s++) {
 			uint64_t from = s * THREAD_SLICE, to = n - from < THREAD_SLICE ? n : from + THREAD_SLICE;
-			uint64_t start = first[th * slices + s], a = 0;
+			uint64_t start = first[th * slices + s], a = 0, c = 0;
 			double t0 = now();
 			if (start != UINT64_MAX)
 				a = chain_walk(t, start, to);
 			double t1 = now();
 			uint64_t b = filter_scan(t, th, from, to);
 			double t2 = now();
-			if (a != b) {
-				fprintf(stderr, "umtbench: thread %llu: the chain and the scan disagree\n",
-				        (unsigned long long)th);
+			if (start != UINT64_MAX)
+				c = raw_chain_walk(l, start, to);
+			double t3 = now();
+			if (a != b || c != b) {
+				fprintf(stderr, "umtbench: thread %llu: the chain, the scan and the raw"
+				        " walk disagree\n", (unsigned long long)th);
 				exit(1);
 			}
-			*chain += t1 - t0;
-			*filter += t2 - t1;
+			secs[0] += t1 - t0;
+			secs[1] += t2 - t1;
+			secs[2] += t3 - t2;
 		}
 }
 
@@ -520,29 +555,40 @@ static void bench_thread_vs_filter(void)
 			die("umtgen");
 		umt_trace *t = open_trace(dir, 0);
 		uint64_t n = umt_exec_count(t);
-		double chain[64], filter[64], first_chain[64], first_filter[64];
+		double chain[64], filter[64], raw[64], first_chain[64], first_filter[64];
 		sink = scan_lib(t, 0, n); /* warm the page cache; checks every chunk of t */
 		uint64_t *first = slice_starts(t, (n + THREAD_SLICE - 1) / THREAD_SLICE);
+		size_t pn_size;
+		struct raw_links l = {NULL, NULL, map_links(dir, &pn_size)};
+		raw_views(t, &l.off, &l.rec);
 		for (int i = 0; i < cfg.runs; i++) {
-			double c, f;
-			thread_vs_filter_once(t, first, &c, &f);
-			chain[i] = (double)n / c / 1e6;
-			filter[i] = (double)n / f / 1e6;
+			double secs[3], c, f;
+			thread_vs_filter_once(t, &l, first, secs);
+			chain[i] = (double)n / secs[0] / 1e6;
+			filter[i] = (double)n / secs[1] / 1e6;
+			raw[i] = (double)n / secs[2] / 1e6;
 			thread_vs_filter_first(dir, &c, &f);
 			first_chain[i] = c * 1e3;
 			first_filter[i] = f * 1e3;
 		}
 		struct stats c = summarize(chain, cfg.runs), f = summarize(filter, cfg.runs);
+		struct stats r = summarize(raw, cfg.runs);
 		struct stats fc = summarize(first_chain, cfg.runs);
 		struct stats ff = summarize(first_filter, cfg.runs);
 		char what[64];
-		snprintf(what, sizeof what, "%u thread%s: chains", threads[k], threads[k] > 1 ? "s" : "");
+		const char *s = threads[k] > 1 ? "s" : "";
+		snprintf(what, sizeof what, "%u thread%s: chains", threads[k], s);
 		report("thr-filt", what, c, "M/s", "filtered scans M/s", f, c.median / f.median,
 		       ">= 1.00", c.median / f.median >= 1.0);
-		snprintf(what, sizeof what, "%u thread%s: thread 0, first", threads[k],
-		         threads[k] > 1 ? "s" : "");
+		/* what any walk of the chains could reach: the raw walk has no check at all */
+		snprintf(what, sizeof what, "%u thread%s: raw chain walks", threads[k], s);
+		report("thr-filt", what, r, "M/s", "filtered scans M/s", f, r.median / f.median,
+		       "(report)", 1);
+		snprintf(what, sizeof what, "%u thread%s: thread 0, first", threads[k], s);
 		report("thr-filt", what, fc, "ms", "filtered scan ms", ff, ff.median / fc.median,
 		       "(report)", 1);
+		if (l.pn)
+			munmap((void *)(uintptr_t)l.pn, pn_size);
 		free(first);
 		umt_trace_close(t);
 		remove_trace(dir);

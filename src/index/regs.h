@@ -24,9 +24,9 @@
  * of the thread when K or more of its records went by since its previous
  * checkpoint. So at most 2K - 1 records of a thread lie between two of its
  * checkpoints (or before its first), and a query replays at most that
- * many. Chosen by measurement (docs/index-format.md, bench/ixbench.c):
- * 2048 keeps the section near 5% of the index on umtgen traces while the
- * median replay stays under 50 us.
+ * many. Chosen by measurement (docs/index-format.md, "Why 1024";
+ * bench/ixbench.c): 1024 keeps the section near 7% of the index on umtgen
+ * traces while a forward replay from a checkpoint takes about 50 us.
  */
 #ifndef UMT_IX_REGS_INTERVAL
 #define UMT_IX_REGS_INTERVAL 1024u
