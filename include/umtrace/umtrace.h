@@ -791,14 +791,14 @@ enum umt_direction {
  * sequence numbers), and to a record of the same thread; so iteration always
  * terminates, even on a corrupt cyclic chain.
  *
- * Which to use for one thread's records: with two threads or more, this
- * iterator; it reads only that thread's records (and their links), where a
- * scan of every record filtered by umt_rec.thread_id reads them all, and is
- * faster by about 1.2x with two threads and 1.5x with eight. On a trace of
- * one thread, scan (umt_exec_iter): the chain holds every record and the
- * iterator also reads and checks each link, so the scan is about 1.35x
- * faster (figures in docs/performance.md). To visit every thread's records
- * in any order, scan once instead of walking each chain.
+ * Which to use for one thread's records: this iterator reads only that
+ * thread's records (and their links), but as a chain of dependent loads; a
+ * scan of every record filtered by umt_rec.thread_id (umt_exec_iter) reads
+ * them all, in order, at memory speed. For a thread holding more than about
+ * a fifth of the records (its row's RecCount), scan; for a smaller share,
+ * iterate (figures in docs/performance.md and docs/guide.md, section 5).
+ * To visit every thread's records in any order, scan once instead of
+ * walking each chain.
  *
  * A plain caller-owned struct: keep it in a local variable of the walking
  * function, so that its fields stay in registers (as for umt_exec_view).
