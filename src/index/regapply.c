@@ -120,45 +120,69 @@ static int make_plan(const struct regctx *c, const umt_rec *r, bool mode64, stru
 	return 0;
 }
 
-/* The plan of instruction record @p r and its LC; the record's errors as umt_rec_ins_exec(). */
-static int plan_of(const struct regctx *c, const umt_rec *r, const struct reg_plan **out,
-                   const uint8_t **lc)
+#if defined(__GNUC__)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#define COLD __attribute__((noinline, cold))
+#else
+#define ALWAYS_INLINE inline
+#define COLD
+#endif
+
+/* Why record @p r has no plan: its InsID outside the table, or its LC shorter
+ * than its row's (the errors of umt_rec_ins_exec()). */
+static COLD int plan_error(const struct regctx *c, const umt_rec *r, int64_t id)
 {
-	int64_t id = -1;
-	uint64_t lc_size = 0;
 	umt_ins_exec x;
-	*lc = NULL;
-	int rc = umt_rec_ins(r, &id, lc, &lc_size);
-	if (rc == 0 && (id < 0 || (uint64_t)id >= c->rows) && (rc = umt_rec_ins_exec(c->t, r, &x)) == 0)
-		rc = umt__failf(UMT_E_CORRUPT, "record %llu: InsID %lld outside the instruction table",
-		                (unsigned long long)r->id, (long long)id); /* not reached: reported above */
+	int rc = umt_rec_ins_exec(c->t, r, &x); /* reports either */
 	if (rc < 0)
 		return rc;
-	_Atomic(struct reg_plan *) *slot = &c->plans[(uint64_t)id * 2 + (r->flags & UMT_EXEC_F_64BIT)];
-	struct reg_plan *p = atomic_load_explicit(slot, memory_order_acquire), *expected = NULL;
-	if (p == NULL) {
-		if ((rc = make_plan(c, r, r->flags & UMT_EXEC_F_64BIT, &p)) < 0)
-			return rc;
-		if (!atomic_compare_exchange_strong_explicit(slot, &expected, p, memory_order_acq_rel,
-		                                             memory_order_acquire)) {
-			free(p); /* another thread made it first */
-			p = expected;
-		}
-	}
-	if (lc_size < p->lc_size) {
-		rc = umt_rec_ins_exec(c->t, r, &x); /* reports the short LC */
-		return rc < 0 ? rc : umt__failf(UMT_E_CORRUPT, "record %llu: LC shorter than its row's",
-		                                (unsigned long long)r->id);
+	if (id < 0 || (uint64_t)id >= c->rows) /* not reached: reported above */
+		return umt__failf(UMT_E_CORRUPT, "record %llu: InsID %lld outside the instruction table",
+		                  (unsigned long long)r->id, (long long)id);
+	return umt__failf(UMT_E_CORRUPT, "record %llu: LC shorter than its row's",
+	                  (unsigned long long)r->id);
+}
+
+/* Makes the plan of slot @p slot's row from record @p r and publishes it (or
+ * takes the one another thread published first). */
+static COLD int plan_make(const struct regctx *c, const umt_rec *r,
+                          _Atomic(struct reg_plan *) *slot, struct reg_plan **out)
+{
+	struct reg_plan *p, *expected = NULL;
+	int rc = make_plan(c, r, r->flags & UMT_EXEC_F_64BIT, &p);
+	if (rc < 0)
+		return rc;
+	if (!atomic_compare_exchange_strong_explicit(slot, &expected, p, memory_order_acq_rel,
+	                                             memory_order_acquire)) {
+		free(p); /* another thread made it first */
+		p = expected;
 	}
 	*out = p;
 	return 0;
 }
 
-#if defined(__GNUC__)
-#define ALWAYS_INLINE inline __attribute__((always_inline))
-#else
-#define ALWAYS_INLINE inline
-#endif
+/* The plan of instruction record @p r and its LC; the record's errors as
+ * umt_rec_ins_exec(). Inline: every instruction record takes it, and only
+ * the first record of a row or a damaged one leaves the fast path. */
+static ALWAYS_INLINE int plan_of(const struct regctx *c, const umt_rec *r,
+                                 const struct reg_plan **out, const uint8_t **lc)
+{
+	int64_t id = -1;
+	uint64_t lc_size = 0;
+	int rc = umt_rec_ins(r, &id, lc, &lc_size);
+	if (rc < 0)
+		return rc;
+	if (UMT_UNLIKELY(id < 0 || (uint64_t)id >= c->rows))
+		return plan_error(c, r, id);
+	_Atomic(struct reg_plan *) *slot = &c->plans[(uint64_t)id * 2 + (r->flags & UMT_EXEC_F_64BIT)];
+	struct reg_plan *p = atomic_load_explicit(slot, memory_order_acquire);
+	if (UMT_UNLIKELY(p == NULL) && (rc = plan_make(c, r, slot, &p)) < 0)
+		return rc;
+	if (UMT_UNLIKELY(lc_size < p->lc_size))
+		return plan_error(c, r, id);
+	*out = p;
+	return 0;
+}
 
 /* The effects of an instruction record's register slots, for the phases in @p phases
  * (inlined in each caller, so that a known sink is called directly). */

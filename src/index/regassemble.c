@@ -8,8 +8,9 @@
  *      its thread's state at the range's start, then each thread's state at
  *      the range's end, and the rule's checkpoint after its last record.
  * Checkpoint blobs are appended to regs.ckpt in that order; entries are
- * written in place. Memory: a register file per thread, and one range's
- * summary or one spill chunk at a time.
+ * written in place, a batch of a thread's at a time. Memory: a register file
+ * per thread, the batches (at most 4 MiB), and one range's summary or one
+ * spill chunk at a time.
  */
 #include <stdlib.h>
 
@@ -28,7 +29,16 @@ struct ra {
 	size_t rcap;
 	struct ix_out ckpt;
 	int dir_fd;
+	/* entries waiting to be written, per thread (its entries are contiguous in
+	 * regs.dir): batch[t * per + i], nbatch[t] of them; a pwrite per batch,
+	 * not per checkpoint */
+	umt_ix_regs_entry *batch;
+	uint32_t *nbatch, per;
 };
+
+/* Entries kept per thread: up to 64, within ENTRY_MEMORY for all threads. */
+#define ENTRY_BATCH 64u
+#define ENTRY_MEMORY ((uint64_t)4 << 20)
 
 static int nomem(void)
 {
@@ -101,7 +111,20 @@ static int composed(struct ra *g, uint64_t thread, struct rstate **out)
 	return 0;
 }
 
-/* A checkpoint: its blob appended to regs.ckpt, its entry written in place. */
+/* Writes the thread's waiting entries in place, in one pwrite. */
+static int flush_entries(struct ra *g, uint64_t thread)
+{
+	uint32_t n = g->nbatch[thread];
+	if (n == 0)
+		return 0;
+	g->nbatch[thread] = 0;
+	uint64_t at = 64 + g->nthreads * sizeof(umt_ix_regs_thread) +
+	              (g->base[thread] + g->next[thread] - n) * sizeof(umt_ix_regs_entry);
+	return umt__ix_pwrite_all(g->dir_fd, g->batch + thread * g->per,
+	                          n * sizeof(umt_ix_regs_entry), at);
+}
+
+/* A checkpoint: its blob appended to regs.ckpt, its entry to its thread's batch. */
 static int emit(struct ra *g, uint64_t thread, uint64_t record, struct rstate *s)
 {
 	if (g->next[thread] >= g->entries[thread])
@@ -114,9 +137,11 @@ static int emit(struct ra *g, uint64_t thread, uint64_t record, struct rstate *s
 	int rc = umt__ix_out_put(&g->ckpt, len, k);
 	if (rc == 0)
 		rc = umt__ix_out_put(&g->ckpt, g->enc, n);
-	uint64_t at = 64 + g->nthreads * sizeof(umt_ix_regs_thread) +
-	              (g->base[thread] + g->next[thread]++) * sizeof e;
-	return rc < 0 ? rc : umt__ix_pwrite_all(g->dir_fd, &e, sizeof e, at);
+	if (rc < 0)
+		return rc;
+	g->batch[thread * g->per + g->nbatch[thread]++] = e;
+	g->next[thread]++;
+	return g->nbatch[thread] == g->per ? flush_entries(g, thread) : 0;
 }
 
 /* Reads a varint length and a state of @p g->rel from [*p, end). */
@@ -182,6 +207,8 @@ static int thread_table(struct ra *g)
 {
 	int rc = 0;
 	for (uint64_t t = 0; rc == 0 && t < g->nthreads; t++) {
+		if ((rc = flush_entries(g, t)) < 0)
+			return rc;
 		if (g->next[t] != g->entries[t])
 			return umt__failf(UMT_E_CORRUPT, "index build: thread %llu has fewer checkpoints "
 			                  "than counted", (unsigned long long)t);
@@ -202,7 +229,11 @@ static int alloc_all(struct ra *g)
 		g->first[t] = UMT_NO_RECORD;
 	g->composed = calloc(n, sizeof(struct rstate *));
 	g->enc = malloc(umt__rs_encoded_max((uint32_t)g->dump));
-	if (g->composed == NULL || g->enc == NULL)
+	uint64_t per = ENTRY_MEMORY / (n * sizeof(umt_ix_regs_entry));
+	g->per = per < 1 ? 1u : per > ENTRY_BATCH ? ENTRY_BATCH : (uint32_t)per;
+	g->batch = malloc(n * g->per * sizeof *g->batch);
+	g->nbatch = calloc(n, sizeof *g->nbatch);
+	if (g->composed == NULL || g->enc == NULL || g->batch == NULL || g->nbatch == NULL)
 		return nomem();
 	int rc = umt__rs_alloc(&g->rel, (uint32_t)g->dump, true, true);
 	return rc < 0 ? rc : umt__rs_alloc(&g->tmp, (uint32_t)g->dump, false, true);
@@ -219,6 +250,8 @@ static void free_all(struct ra *g)
 	umt__rs_free(&g->rel);
 	umt__rs_free(&g->tmp);
 	free(g->enc);
+	free(g->batch);
+	free(g->nbatch);
 	free(g->rbuf);
 	umt__ix_out_free(&g->ckpt);
 }

@@ -41,7 +41,6 @@ static bool dec_record(uint64_t e, uint64_t x, bool rel, uint64_t *v)
 	return true;
 }
 
-/* Byte @p b continues the run of byte @p a. */
 /* Byte @p b continues the run of byte @p a (a flat state: no floors). */
 static bool same_run(const struct rstate *s, uint32_t a, uint32_t b)
 {
@@ -50,11 +49,54 @@ static bool same_run(const struct rstate *s, uint32_t a, uint32_t b)
 	       (!s->pend || s->pend[a] == s->pend[b]);
 }
 
+/* Whether the 8 records from @p p all equal @p v (no branch per record). */
+static inline bool all8(const uint64_t *p, uint64_t v)
+{
+	uint64_t d = 0;
+	for (int i = 0; i < 8; i++)
+		d |= p[i] ^ v;
+	return d == 0;
+}
+
+/* The end of the run of byte @p a, which continues from byte @p b on: eight
+ * bytes at a time while whole groups continue it (registers are runs of 8
+ * and more), then byte by byte. */
+static uint32_t run_end(const struct rstate *s, uint32_t a, uint32_t b)
+{
+	uint64_t k;
+	for (; b + 8 <= s->size; b += 8) {
+		memcpy(&k, s->known + b, 8);
+		if (k != s->known[a] * 0x0101010101010101ull || !all8(s->src + b, s->src[a]) ||
+		    (s->track && (!all8(s->lw + b, s->lw[a]) || !all8(s->lc + b, s->lc[a]))) ||
+		    (s->pend && !all8(s->pend + b, s->pend[a])))
+			break;
+	}
+	while (b < s->size && same_run(s, a, b))
+		b++;
+	return b;
+}
+
+/* The first known byte at or after @p b (unknown registers are long runs:
+ * skipped 8 bytes at a time). */
 static inline uint32_t next_known(const struct rstate *s, uint32_t b)
 {
+	uint64_t k;
+	while (b + 8 <= s->size && (memcpy(&k, s->known + b, 8), k == 0))
+		b += 8;
 	while (b < s->size && !s->known[b])
 		b++;
 	return b;
+}
+
+/* Whether bytes [b, b + 8) are all known and zero. */
+static inline bool known_zeros8(const struct rstate *s, uint32_t b)
+{
+	uint64_t k, v;
+	if (b + 8 > s->size)
+		return false;
+	memcpy(&k, s->known + b, 8);
+	memcpy(&v, s->val + b, 8);
+	return k == 0x0101010101010101ull && v == 0;
 }
 
 /* The known bytes' values: zero runs counted, the rest literal. */
@@ -63,8 +105,15 @@ static size_t encode_values(const struct rstate *s, uint8_t *out)
 	size_t n = 0;
 	for (uint32_t b = next_known(s, 0); b < s->size;) {
 		uint64_t zeros = 0, lits = 0, seen = 0;
-		for (; b < s->size && s->val[b] == 0; b = next_known(s, b + 1))
-			zeros++;
+		while (b < s->size && s->val[b] == 0) {
+			if (known_zeros8(s, b)) { /* a zero register */
+				zeros += 8;
+				b = next_known(s, b + 8);
+			} else {
+				zeros++;
+				b = next_known(s, b + 1);
+			}
+		}
 		/* literals run through fewer than 3 zeros in a row (a group costs 2 bytes),
 		 * and end on a nonzero byte */
 		unsigned zrun = 0;
@@ -88,9 +137,7 @@ size_t umt__rs_encode(struct rstate *s, uint64_t record, uint8_t *out)
 	size_t n = 0;
 	out[n++] = (uint8_t)(s->mode64 | s->rel << 1 | s->track << 2);
 	for (uint32_t b = 0; b < s->size;) {
-		uint32_t e = b + 1;
-		while (e < s->size && same_run(s, b, e))
-			e++;
+		uint32_t e = run_end(s, b, b + 1);
 		n += umt__put_varint(out + n, (uint64_t)(e - b) << 1 | s->known[b]);
 		n += umt__put_varint(out + n, enc_record(s->src[b], record));
 		if (s->track) {
@@ -170,6 +217,7 @@ int umt__rs_decode(const uint8_t *p, uint64_t n, uint64_t record, struct rstate 
 	bool track = (*p & 4) != 0;
 	s->mode64 = *p & 1;
 	s->fsrc = s->flw = s->flc = s->rel ? RS_UNSET : UMT_NO_RECORD; /* decoded flat */
+	umt__rs_forget_seen(s);
 	p++;
 	uint64_t known = 0;
 	if (!decode_runs(&p, end, record, track, s, &known) || !decode_values(&p, end, s, known))

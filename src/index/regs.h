@@ -57,11 +57,18 @@ struct rstate {
 	 * yet, whose "changed" depends on the state at the range's start */
 	uint64_t *pend;
 	uint8_t *pval;
+	/* range-relative only: seen8[g] = 1 once every byte of the aligned group
+	 * [8g, 8g + 8) is known to be set (src not RS_UNSET). Within a range a
+	 * byte once set stays set, so a flag stays true until the bytes are
+	 * replaced (umt__rs_clear(), umt__rs_copy(), umt__rs_decode() reset it). */
+	uint8_t *seen8;
 };
 
 /** Allocates @p s for @p size bytes. @return 0; UMT_E_NOMEM. */
 UMT_HIDDEN int umt__rs_alloc(struct rstate *s, uint32_t size, bool rel, bool track);
 UMT_HIDDEN void umt__rs_free(struct rstate *s);
+/** Forgets which groups of a relative state were seen (after its src changed wholesale). */
+UMT_HIDDEN void umt__rs_forget_seen(struct rstate *s);
 /** The empty state: nothing known, no source (or, relative, nothing set). */
 UMT_HIDDEN void umt__rs_clear(struct rstate *s);
 /** Writes the floors into the bytes' records (then src, lw, lc hold them all). */
@@ -194,14 +201,20 @@ static inline void umt__rs_values(struct rstate *s, uint32_t off, uint32_t n, co
 	}
 }
 
-/* Whether a relative state has not seen one of the 8 bytes at @p b yet. */
-static inline bool umt__rs_unseen8(const struct rstate *s, uint32_t b)
+/* Whether a relative state has not seen one of the 8 bytes at @p b yet (an
+ * aligned group found all seen is remembered: one load the next time). */
+static inline bool umt__rs_unseen8(struct rstate *s, uint32_t b)
 {
 	if (!s->rel || s->fsrc != RS_UNSET)
+		return false;
+	bool aligned = (b & 7) == 0;
+	if (aligned && s->seen8[b >> 3])
 		return false;
 	bool unseen = false;
 	for (uint32_t i = 0; i < 8; i++)
 		unseen |= s->src[b + i] == RS_UNSET;
+	if (aligned && !unseen)
+		s->seen8[b >> 3] = 1;
 	return unseen;
 }
 

@@ -19,7 +19,8 @@ int umt__rs_alloc(struct rstate *s, uint32_t size, bool rel, bool track)
 	memset(s, 0, sizeof *s);
 	size_t n = size ? size : 1;
 	size_t words = track ? (rel ? 4 : 3) : 1;
-	uint8_t *p = malloc(n * (2 + words * 8 + (rel ? 1 : 0)));
+	size_t groups = rel ? n / 8 + 1 : 0; /* seen8 */
+	uint8_t *p = malloc(n * (2 + words * 8 + (rel ? 1 : 0)) + groups);
 	if (p == NULL)
 		return umt__failf(UMT_E_NOMEM, "register state: out of memory");
 	s->size = size;
@@ -34,8 +35,10 @@ int umt__rs_alloc(struct rstate *s, uint32_t size, bool rel, bool track)
 	}
 	s->val = p + n * words * 8;
 	s->known = s->val + n;
-	if (rel)
+	if (rel) {
 		s->pval = s->known + n;
+		s->seen8 = s->pval + n;
+	}
 	umt__rs_clear(s);
 	return 0;
 }
@@ -46,12 +49,19 @@ void umt__rs_free(struct rstate *s)
 		free(s->src);
 }
 
+void umt__rs_forget_seen(struct rstate *s)
+{
+	if (s->seen8)
+		memset(s->seen8, 0, s->size / 8 + 1);
+}
+
 void umt__rs_clear(struct rstate *s)
 {
 	uint64_t none = s->rel ? RS_UNSET : UMT_NO_RECORD;
 	s->fsrc = s->flw = s->flc = none;
 	memset(s->val, 0, s->size);
 	memset(s->known, 0, s->size);
+	umt__rs_forget_seen(s);
 	for (uint32_t b = 0; b < s->size; b++) {
 		s->src[b] = none;
 		if (s->track)
@@ -97,6 +107,7 @@ void umt__rs_copy(struct rstate *to, const struct rstate *from)
 		memcpy(to->pend, from->pend, from->size * sizeof *to->pend);
 		memcpy(to->pval, from->pval, from->size);
 	}
+	umt__rs_forget_seen(to);
 	to->mode64 = from->mode64;
 	to->fsrc = from->fsrc;
 	to->flw = from->flw;
