@@ -327,21 +327,35 @@ __attribute__((noinline)) static uint64_t walk_threads_lib(const umt_trace *t)
 	return acc;
 }
 
+/* What a raw chain walk reads: offsets, records, links. */
+struct raw_links {
+	const uint8_t *off, *rec, *pn;
+};
+
+/* The records of a chain from @p start up to @p to, by a raw walk (no check): the least a
+ * chain walk costs. */
+__attribute__((noinline)) static uint64_t raw_chain_walk(const struct raw_links *l, uint64_t start,
+                                                         uint64_t to)
+{
+	uint64_t acc = 0;
+	for (int64_t id = (int64_t)start; id >= 0 && (uint64_t)id < to;) {
+		uint64_t b;
+		memcpy(&b, l->off + 8 * (uint64_t)id, 8);
+		acc += (uint64_t)id + l->rec[b + 4];
+		memcpy(&id, l->pn + 16 * (uint64_t)id + 8, 8);
+	}
+	return acc;
+}
+
 __attribute__((noinline)) static uint64_t walk_threads_raw(const umt_trace *t,
-                                                           const uint8_t *pn,
-                                                           const uint8_t *off,
-                                                           const uint8_t *rec)
+                                                           const struct raw_links *l)
 {
 	uint64_t acc = 0;
 	for (uint64_t th = 0; th < umt_thread_count(t); th++) {
 		const umt_thread_rec *row;
 		umt_thread_get(t, th, &row);
-		for (int64_t id = row->FirstEID; id >= 0;) {
-			uint64_t b;
-			memcpy(&b, off + 8 * (uint64_t)id, 8);
-			acc += (uint64_t)id + rec[b + 4];
-			memcpy(&id, pn + 16 * (uint64_t)id + 8, 8);
-		}
+		if (row->FirstEID >= 0)
+			acc += raw_chain_walk(l, (uint64_t)row->FirstEID, UINT64_MAX);
 	}
 	return acc;
 }
@@ -367,15 +381,14 @@ static void bench_thread(const char *dir)
 {
 	umt_trace *t = open_trace(dir, 0);
 	uint64_t n = umt_exec_count(t);
-	const uint8_t *off, *rec;
-	raw_views(t, &off, &rec);
 	size_t pn_size;
-	const uint8_t *pn = map_links(dir, &pn_size);
+	struct raw_links links = {NULL, NULL, map_links(dir, &pn_size)};
+	raw_views(t, &links.off, &links.rec);
 	double lib[64], raw[64];
-	sink = walk_threads_lib(t) + walk_threads_raw(t, pn, off, rec);
+	sink = walk_threads_lib(t) + walk_threads_raw(t, &links);
 	for (int i = 0; i < cfg.runs; i++) {
 		double t0 = now();
-		sink = walk_threads_raw(t, pn, off, rec);
+		sink = walk_threads_raw(t, &links);
 		double t1 = now();
 		sink = walk_threads_lib(t);
 		double t2 = now();
@@ -385,17 +398,12 @@ static void bench_thread(const char *dir)
 	struct stats l = summarize(lib, cfg.runs), r = summarize(raw, cfg.runs);
 	report("thread", "prev/next chains, every thread", l, "M/s", "raw chain walk M/s", r,
 	       l.median / r.median, "(report)", 1);
-	if (pn)
-		munmap((void *)(uintptr_t)pn, pn_size);
+	if (links.pn)
+		munmap((void *)(uintptr_t)links.pn, pn_size);
 	umt_trace_close(t);
 }
 
 /* ---- thread-vs-filter: one thread's records, along its chain or by a filtered scan ---- */
-
-/* What a raw chain walk reads: offsets, records, links. */
-struct raw_links {
-	const uint8_t *off, *rec, *pn;
-};
 
 /* Thread @p thread's records in [from, to) by a scan filtered by thread. */
 __attribute__((noinline)) static uint64_t filter_scan(const umt_trace *t, uint64_t thread,
@@ -423,20 +431,6 @@ __attribute__((noinline)) static uint64_t chain_walk(const umt_trace *t, uint64_
 		die("umt_thread_iter_init");
 	while (umt_thread_iter_next(&it, &r) == 1 && r.id < to)
 		acc += r.id + r.type;
-	return acc;
-}
-
-/* The same records by a raw walk of the chain (no check), the least a chain walk costs. */
-__attribute__((noinline)) static uint64_t raw_chain_walk(const struct raw_links *l, uint64_t start,
-                                                         uint64_t to)
-{
-	uint64_t acc = 0;
-	for (int64_t id = (int64_t)start; id >= 0 && (uint64_t)id < to;) {
-		uint64_t b;
-		memcpy(&b, l->off + 8 * (uint64_t)id, 8);
-		acc += (uint64_t)id + l->rec[b + 4];
-		memcpy(&id, l->pn + 16 * (uint64_t)id + 8, 8);
-	}
 	return acc;
 }
 
