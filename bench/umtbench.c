@@ -4,7 +4,7 @@
  *
  *   umtbench [--trace DIR] [--runs N] [--only NAME[,NAME]] [--smoke]
  *            [--cold-trace DIR] [--sqlite-records N] [--tmp DIR]
- *            [--thread-records N]
+ *            [--thread-records N] [--thread-quantum Q]
  *   umtbench --callgrind WHAT --trace DIR   (bench/callgrind.sh runs them all)
  *
  * Benchmarks (docs/performance.md has the figures and the commands):
@@ -16,8 +16,10 @@
  *   thread    per-thread iteration along prev/next vs a raw chain walk
  *   thread-vs-filter
  *             on generated traces of 1, 2, 4 and 8 threads (--thread-records
- *             each, default 10M, in --tmp), every thread's records along its
- *             chain vs scans of every record filtered by thread (goal >= 1),
+ *             each, default 10M, in --tmp; a thread runs up to
+ *             --thread-quantum records at a time, default 32 as in umtgen),
+ *             every thread's records along its chain vs scans of every
+ *             record filtered by thread (goal >= 1),
  *             and raw walks of the chains (no check) vs the same scans: the
  *             most any chain walk could reach (report)
  *   random    lookups by ID vs a raw random walk: umt_exec_get (goal >= 0.6),
@@ -83,7 +85,8 @@ static struct {
 	int smoke;
 	uint64_t sqlite_records;
 	uint64_t thread_records;
-} cfg = {.runs = 5, .sqlite_records = 10000000, .thread_records = 10000000};
+	uint32_t thread_quantum;
+} cfg = {.runs = 5, .sqlite_records = 10000000, .thread_records = 10000000, .thread_quantum = 32};
 
 static double now(void)
 {
@@ -543,6 +546,7 @@ static void bench_thread_vs_filter(void)
 		umtgen_params_init(&p);
 		p.quiet = 1;
 		p.records = cfg.smoke ? 20000 : cfg.thread_records;
+		p.quantum = cfg.thread_quantum;
 		p.threads = threads[k];
 		remove_trace(dir);
 		if (umtgen_write(dir, &p) < 0)
@@ -1235,7 +1239,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: umtbench [--trace DIR] [--runs N] [--only NAME[,NAME]] [--smoke]\n"
 	                "                [--cold-trace DIR] [--sqlite-records N] [--tmp DIR]\n"
-	                "                [--thread-records N]\n"
+	                "                [--thread-records N] [--thread-quantum Q]\n"
 	                "       umtbench --callgrind WHAT --trace DIR  (see bench/callgrind.sh)\n");
 }
 
@@ -1261,6 +1265,9 @@ int main(int argc, char **argv)
 			cfg.sqlite_records = strtoull(v, NULL, 10), i++;
 		else if (!strcmp(a, "--thread-records") && v && strtoull(v, NULL, 10) >= 16)
 			cfg.thread_records = strtoull(v, NULL, 10), i++;
+		else if (!strcmp(a, "--thread-quantum") && v && strtoull(v, NULL, 10) >= 1 &&
+		         strtoull(v, NULL, 10) <= 10000000)
+			cfg.thread_quantum = (uint32_t)strtoull(v, NULL, 10), i++;
 		else if (!strcmp(a, "--callgrind") && v)
 			callgrind = v, i++;
 		else

@@ -794,11 +794,13 @@ enum umt_direction {
  * Which to use for one thread's records: this iterator reads only that
  * thread's records (and their links), but as a chain of dependent loads; a
  * scan of every record filtered by umt_rec.thread_id (umt_exec_iter) reads
- * them all, in order, at memory speed. For a thread holding more than about
- * a fifth of the records (its row's RecCount), scan; for a smaller share,
- * iterate (figures in docs/performance.md and docs/guide.md, section 5).
- * To visit every thread's records in any order, scan once instead of
- * walking each chain.
+ * them all, in order, at memory speed. Where threads run thousands of
+ * records at a time (the OS scheduler's quanta, as in real traces), this
+ * iterator is faster from two threads on (1.5x with two, 4x with eight);
+ * where they switch every few dozen records, the scan is, up to four
+ * threads. On a trace of one thread, scan (figures in docs/performance.md
+ * and docs/guide.md, section 5). To visit every thread's records in any
+ * order, scan once instead of walking each chain.
  *
  * A plain caller-owned struct: keep it in a local variable of the walking
  * function, so that its fields stay in registers (as for umt_exec_view).

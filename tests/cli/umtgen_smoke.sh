@@ -1,7 +1,7 @@
 #!/bin/sh
 # umtgen writes a trace of exactly the requested size that opens, the same
 # seed gives the same bytes (trace, truth and headers), and the options that
-# change the run's ending or code width do.
+# change the run's ending, code width or scheduling do.
 #   umtgen_smoke.sh UMTGEN UMTDUMP
 set -eu
 tmp=$(mktemp -d)
@@ -46,6 +46,15 @@ grep -q " (MOV)$" "$tmp/stats.txt" || fail "the headers do not name the mnemonic
 "$2" exec "$tmp/e" >"$tmp/abort.txt"
 if grep -q -e thread-end -e app-end "$tmp/abort.txt"; then fail "--abort ended threads"; fi
 [ "$(grep -c ' 0x81 ' "$tmp/abort.txt")" -eq 3 ] || fail "not one aborted record per thread"
+# the quantum: a thread runs up to that many records before the scheduler picks
+# again (default 32); thread switches counted in record order
+"$1" --quiet --records 20K --threads 2 --quantum 2000 "$tmp/q"
+"$1" --quiet --records 20K --threads 2 "$tmp/q32"
+long=$("$2" exec "$tmp/q" | awk 'NR > 1 { if ($2 != prev) n++; prev = $2 } END { print n }')
+short=$("$2" exec "$tmp/q32" | awk 'NR > 1 { if ($2 != prev) n++; prev = $2 } END { print n }')
+[ "$long" -lt 40 ] && [ "$short" -gt $((10 * long)) ] ||
+	fail "--quantum 2000: $long thread switches in 20K records, $short with the default"
+if "$1" --quantum 0 "$tmp/f" 2>/dev/null; then fail "accepted a quantum of 0"; fi
 # bad arguments are usage errors
 if "$1" --records 3 --threads 5 "$tmp/f" 2>/dev/null; then fail "accepted too few records"; fi
 if "$1" --records ten "$tmp/f" 2>/dev/null; then fail "accepted a bad count"; fi

@@ -208,6 +208,7 @@ void umtgen_params_init(struct umtgen_params *p)
 	p->footprint = 256 * 1024;
 	p->syscall_rate = 6;
 	p->mem_share = 50;
+	p->quantum = 32;
 	p->truth_every = 64;
 }
 
@@ -225,6 +226,8 @@ static int check_params(const struct umtgen_params *p)
 		why = "the footprint must be a power of 2 from 64 KiB to 4 GiB";
 	else if (p->syscall_rate > 1000 || p->mem_share > 100)
 		why = "the syscall rate is per mille, the memory share a percentage";
+	else if (p->quantum < 1 || p->quantum > 10000000)
+		why = "the quantum must be 1 to 10M records";
 	if (why)
 		fprintf(stderr, "umtgen: %s\n", why);
 	return why ? -1 : 0;

@@ -23,6 +23,8 @@ struct umtgen_params {
 	uint64_t footprint;     /* bytes of each thread's data slice, a power of 2 >= 64 KiB */
 	uint32_t syscall_rate;  /* per mille of statements that make a system call */
 	uint32_t mem_share;     /* percent of statements that access memory */
+	uint32_t quantum;       /* a thread runs 1 to this many records before the scheduler
+	                           picks a thread again (default 32) */
 	const char *truth;      /* ground truth (JSON Lines) to this file, or NULL */
 	uint64_t truth_every;   /* sample the registers every this many records */
 	const char *xed_headers; /* write the enum headers naming the trace's values here */

@@ -259,7 +259,7 @@ static struct thread *pick(struct gen *g)
 	if (g->th[best].state == TS_KERNEL && g->th[best].wake_at == UINT64_MAX)
 		return NULL; /* every thread waits forever: the program cannot go on */
 	g->cur = best;
-	g->quantum = sched_below(g, 32);
+	g->quantum = sched_below(g, g->par->quantum);
 	return &g->th[best];
 }
 

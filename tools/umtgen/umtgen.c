@@ -4,7 +4,7 @@
  *
  *   umtgen [--records N] [--threads T] [--instructions K] [--seed S]
  *          [--flavour 2015|2014] [--code32] [--abort] [--call-depth D]
- *          [--footprint BYTES] [--syscall-rate R] [--mem-share P]
+ *          [--footprint BYTES] [--syscall-rate R] [--mem-share P] [--quantum Q]
  *          [--truth FILE] [--truth-every K] [--xed-headers DIR] [--quiet] OUT_DIR
  *
  * N, K and S may end in K, M or G (powers of 1000), BYTES in K, M or G
@@ -40,12 +40,13 @@ static void usage(void)
 	fprintf(stderr,
 	        "usage: umtgen [--records N] [--threads T] [--instructions K] [--seed S]\n"
 	        "              [--flavour 2015|2014] [--code32] [--abort] [--call-depth D]\n"
-	        "              [--footprint BYTES] [--syscall-rate R] [--mem-share P]\n"
+	        "              [--footprint BYTES] [--syscall-rate R] [--mem-share P] [--quantum Q]\n"
 	        "              [--truth FILE] [--truth-every K] [--xed-headers DIR] [--quiet] OUT_DIR\n"
 	        "N, K, S may end in K, M or G (powers of 1000), BYTES in K, M or G (of 1024).\n"
 	        "Defaults: 1M records, 4 threads, 4096 instructions, seed 1, flavour 2015,\n"
 	        "call depth 6, footprint 256K per thread, syscall rate 6 per mille,\n"
-	        "memory share 50%%, truth every 64 records. docs/umtgen.md has the details.\n");
+	        "memory share 50%%, quantum 32 records, truth every 64 records. docs/umtgen.md\n"
+	        "has the details.\n");
 }
 
 /* One "--name VALUE" option into @p p; @return 0, or -1 for a bad value. */
@@ -85,6 +86,8 @@ static int option(struct umtgen_params *p, const char *name, const char *value)
 		p->syscall_rate = (uint32_t)v;
 	else if (!strcmp(name, "--mem-share"))
 		p->mem_share = (uint32_t)v;
+	else if (!strcmp(name, "--quantum"))
+		p->quantum = (uint32_t)v;
 	else
 		return -1;
 	return 0;
