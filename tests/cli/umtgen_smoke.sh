@@ -50,8 +50,9 @@ if grep -q -e thread-end -e app-end "$tmp/abort.txt"; then fail "--abort ended t
 # again (default 32); thread switches counted in record order
 "$1" --quiet --records 20K --threads 2 --quantum 2000 "$tmp/q"
 "$1" --quiet --records 20K --threads 2 "$tmp/q32"
-long=$("$2" exec "$tmp/q" | awk 'NR > 1 { if ($2 != prev) n++; prev = $2 } END { print n }')
-short=$("$2" exec "$tmp/q32" | awk 'NR > 1 { if ($2 != prev) n++; prev = $2 } END { print n }')
+switches() { awk 'NR > 1 { if ($2 != prev) n++; prev = $2 } END { print n }'; }
+long=$("$2" exec "$tmp/q" | switches)
+short=$("$2" exec "$tmp/q32" | switches)
 [ "$long" -lt 40 ] && [ "$short" -gt $((10 * long)) ] ||
 	fail "--quantum 2000: $long thread switches in 20K records, $short with the default"
 if "$1" --quantum 0 "$tmp/f" 2>/dev/null; then fail "accepted a quantum of 0"; fi
