@@ -3,7 +3,7 @@
  * ratio against a limit or a peer measured in the same run.
  *
  *   ixbench --trace DIR [--tmp DIR] [--runs N] [--queries N] [--memory MiB]
- *           [--sections all|memory]
+ *           [--sections all|memory|registers]
  *           [--only build,sections,rss,parts,size,query,cold,sqlite,regsize,state,regchange,
  *            origin,callsize,stack,callsto]
  *           [--index DIR] [--smoke]
@@ -609,7 +609,7 @@ static void bench_sqlite(umt_trace *t, umt_index *ix, struct probe *p, size_t n)
 static void usage(void)
 {
 	fprintf(stderr, "usage: ixbench --trace DIR [--tmp DIR] [--runs N] [--queries N] "
-	                "[--memory MiB] [--sections all|memory]\n"
+	                "[--memory MiB] [--sections all|memory|registers]\n"
 	                "  [--only build,sections,rss,parts,size,query,cold,sqlite,regsize,state,regchange,\n"
 	                "   origin,callsize,stack,callsto]\n"
 	                "  [--index DIR] [--smoke]\n");
@@ -644,8 +644,12 @@ static void parse(int argc, char **argv)
 			cfg.build_only = v;
 		else if (!strcmp(a, "--threads"))
 			cfg.build_threads = (unsigned)strtoul(v, NULL, 10);
-		else if (!strcmp(a, "--sections") && (!strcmp(v, "all") || !strcmp(v, "memory")))
-			cfg.sections = !strcmp(v, "all") ? UMT_INDEX_SECTIONS_ALL : UMT_INDEX_SECTION_MEMORY;
+		else if (!strcmp(a, "--sections") && v && !strcmp(v, "all"))
+			cfg.sections = UMT_INDEX_SECTIONS_ALL;
+		else if (!strcmp(a, "--sections") && v && !strcmp(v, "memory"))
+			cfg.sections = UMT_INDEX_SECTION_MEMORY;
+		else if (!strcmp(a, "--sections") && v && !strcmp(v, "registers"))
+			cfg.sections = UMT_INDEX_SECTION_MEMORY | UMT_INDEX_SECTION_REGISTERS;
 		else
 			usage();
 		i++;
