@@ -92,11 +92,46 @@ static void plan_slot(const struct regctx *c, const umt_decoded *dec, const umt_
 	bool zext = output && mode64 && len == 4 && umt_decoded_is_32in64(dec) &&
 	            umt__regs_place(c, largest, true, &loff, &llen, &l2) && llen == 8 && loff == off;
 	p->slot[p->nbefore + p->nafter] =
-		(struct reg_plan_slot){s->Offset, (uint16_t)off, (uint16_t)len, zext, 0};
+		(struct reg_plan_slot){s->Offset, (uint16_t)off, (uint16_t)len, zext, 0, REG_NO_PAIR};
 	if (output)
 		p->nafter++;
 	else
 		p->nbefore++;
+}
+
+/* Whether slot @p e's bytes (with the zero-extended half) overlap [off, off + len). */
+static bool overlaps(const struct reg_plan_slot *e, uint32_t off, uint32_t len)
+{
+	uint32_t end = (uint32_t)e->dump_off + e->len + (e->zext ? 4u : 0u);
+	return e->dump_off < off + len && off < end;
+}
+
+/*
+ * Pairs each after value with the before value of the same bytes that the
+ * state holds just before it is written: the last before slot touching
+ * them has exactly its bytes, and no earlier after slot touches them. The
+ * write then needs only the two values (umt__rs_rewrite()), and the
+ * observation goes: the write replaces all it set. Only for records whose
+ * inputs and outputs are trusted and that executed (regs_apply_fast()).
+ */
+static void plan_pairs(struct reg_plan *p)
+{
+	struct reg_plan_slot *after = p->slot + p->nbefore;
+	for (unsigned j = 0; j < p->nafter; j++) {
+		uint32_t off = after[j].dump_off, len = after[j].len;
+		bool clear = true;
+		for (unsigned k = 0; clear && k < j; k++)
+			clear = !overlaps(&after[k], off, len);
+		for (unsigned i = p->nbefore; clear && i-- > 0;) {
+			if (!overlaps(&p->slot[i], off, len))
+				continue;
+			if (p->slot[i].dump_off == off && p->slot[i].len == len && !p->slot[i].fused) {
+				after[j].pair = p->slot[i].lc_off;
+				p->slot[i].fused = 1;
+			}
+			break; /* the last before slot touching them decides */
+		}
+	}
 }
 
 /* The plan of a row in one mode, from a record of it (checked by umt_rec_ins_exec()). */
@@ -116,6 +151,7 @@ static int make_plan(const struct regctx *c, const umt_rec *r, bool mode64, stru
 		plan_slot(c, &x.dec, &x.dec.slots[k], mode64, false, p);
 	for (unsigned k = first_after; k < count; k++)
 		plan_slot(c, &x.dec, &x.dec.slots[k], mode64, true, p);
+	plan_pairs(p);
 	*out = p;
 	return 0;
 }
@@ -184,14 +220,14 @@ static ALWAYS_INLINE int plan_of(const struct regctx *c, const umt_rec *r,
 	return 0;
 }
 
-/* The effects of an instruction record's register slots, for the phases in @p phases
- * (inlined in each caller, so that a known sink is called directly). */
-static ALWAYS_INLINE int instruction(const struct regctx *c, const umt_rec *r, unsigned phases, reg_sink sink,
-                       void *arg)
+/* The effects of an instruction record's register slots by its plan @p p and LC @p lc,
+ * for the phases in @p phases (inlined in each caller, so that a known sink is called
+ * directly). */
+static ALWAYS_INLINE int planned(const struct regctx *c, const umt_rec *r,
+                                 const struct reg_plan *p, const uint8_t *lc, unsigned phases,
+                                 reg_sink sink, void *arg)
 {
-	const struct reg_plan *p = NULL;
-	const uint8_t *lc = NULL;
-	int rc = plan_of(c, r, &p, &lc);
+	int rc = 0;
 	unsigned rel = umt_exec_reliability(c->exec_version, r->flags);
 	bool executed = !(r->flags & UMT_EXEC_F_NOT_EXECUTED);
 	for (unsigned i = 0; rc == 0 && (phases & 1) && (rel & UMT_RELIABLE_INPUTS) && i < p->nbefore;
@@ -214,6 +250,16 @@ static ALWAYS_INLINE int instruction(const struct regctx *c, const umt_rec *r, u
 		}
 	}
 	return rc;
+}
+
+/* The effects of an instruction record's register slots (as planned()). */
+static ALWAYS_INLINE int instruction(const struct regctx *c, const umt_rec *r, unsigned phases,
+                                     reg_sink sink, void *arg)
+{
+	const struct reg_plan *p = NULL;
+	const uint8_t *lc = NULL;
+	int rc = plan_of(c, r, &p, &lc);
+	return rc < 0 ? rc : planned(c, r, p, lc, phases, sink, arg);
 }
 
 static ALWAYS_INLINE int effects(const struct regctx *c, const umt_rec *r, int phase,
@@ -257,9 +303,51 @@ static int apply_one(void *arg, const struct reg_effect *e)
 	return 0;
 }
 
+/*
+ * Both phases of an instruction record with no gap, applied: the build's and
+ * the replays' common record. When its inputs and outputs are trusted and it
+ * executed, the effects are the plan's slots in order with each paired
+ * observation folded into its write (plan_pairs()): the same state, with
+ * fewer stores. Otherwise the effects one by one.
+ */
+static int apply_instruction(const struct regctx *c, struct rstate *s, const umt_rec *r)
+{
+	const struct reg_plan *p = NULL;
+	const uint8_t *lc = NULL;
+	int rc = plan_of(c, r, &p, &lc);
+	if (rc < 0)
+		return rc;
+	unsigned all = UMT_RELIABLE_INPUTS | UMT_RELIABLE_OUTPUTS;
+	if (UMT_UNLIKELY(umt_exec_reliability(c->exec_version, r->flags) != all ||
+	                 (r->flags & UMT_EXEC_F_NOT_EXECUTED))) {
+		struct apply_arg a = {s, r->id};
+		return planned(c, r, p, lc, 3, apply_one, &a);
+	}
+	uint64_t id = r->id;
+	for (unsigned i = 0; i < p->nbefore; i++) {
+		const struct reg_plan_slot *e = &p->slot[i];
+		if (!e->fused) {
+			umt__rs_values(s, e->dump_off, e->len, lc + e->lc_off);
+			umt__rs_fill(s->src + e->dump_off, id, e->len);
+		}
+	}
+	for (unsigned i = 0; i < p->nafter; i++) {
+		const struct reg_plan_slot *e = &p->slot[p->nbefore + i];
+		if (e->pair != REG_NO_PAIR)
+			umt__rs_rewrite(s, e->dump_off, e->len, lc + e->pair, lc + e->lc_off, id);
+		else
+			umt__rs_write(s, e->dump_off, e->len, lc + e->lc_off, id);
+		if (e->zext)
+			umt__rs_write(s, e->dump_off + 4u, 4, zeros, id);
+	}
+	return 0;
+}
+
 int umt__regs_apply(const struct regctx *c, struct rstate *s, const umt_rec *r, int phase)
 {
-	struct apply_arg a = {s, r->id};
 	s->mode64 = (r->flags & UMT_EXEC_F_64BIT) != 0;
+	if (phase < 0 && r->type == UMT_REC_INSTRUCTION && !(r->flags & UMT_EXEC_F_INSTR_OFF))
+		return apply_instruction(c, s, r);
+	struct apply_arg a = {s, r->id};
 	return effects(c, r, phase, apply_one, &a);
 }

@@ -91,8 +91,11 @@ struct reg_plan_slot {
 	uint16_t dump_off; /* in the dump */
 	uint16_t len;      /* bytes */
 	uint8_t zext;      /* an output whose 64-bit register's upper half is zeroed */
-	uint8_t pad;
+	uint8_t fused;     /* a before value whose effect its after slot's pair takes */
+	uint16_t pair;     /* an after value: the LC offset of the before value of the
+	                    * same bytes it replaces (REG_NO_PAIR: none); see regapply.c */
 };
+#define REG_NO_PAIR 0xffffu
 
 struct reg_plan {
 	uint16_t lc_size;  /* LCSize: a record's LC must be at least this long */
@@ -201,6 +204,22 @@ static inline void umt__rs_values(struct rstate *s, uint32_t off, uint32_t n, co
 	}
 }
 
+/* Sets lc[j] = @p id for every nonzero byte j of @p diff (a few, usually). */
+static inline void umt__rs_mark8(uint64_t *lc, uint64_t diff, uint64_t id)
+{
+#if defined(__GNUC__)
+	while (diff) {
+		unsigned j = (unsigned)__builtin_ctzll(diff) >> 3;
+		lc[j] = id;
+		diff &= ~(0xffull << (j * 8));
+	}
+#else
+	for (uint32_t j = 0; diff && j < 8; j++, diff >>= 8)
+		if (diff & 0xff)
+			lc[j] = id;
+#endif
+}
+
 /* Whether a relative state has not seen one of the 8 bytes at @p b yet (an
  * aligned group found all seen is remembered: one load the next time). */
 static inline bool umt__rs_unseen8(struct rstate *s, uint32_t b)
@@ -232,10 +251,7 @@ static inline void umt__rs_changes(struct rstate *s, uint32_t off, uint32_t len,
 		memcpy(&k, s->known + off + i, 8);
 		memcpy(&x, s->val + off + i, 8);
 		memcpy(&y, v + i, 8);
-		uint64_t diff = (x ^ y) | (k ^ 0x0101010101010101ull);
-		for (uint32_t j = 0; diff && j < 8; j++, diff >>= 8)
-			if (diff & 0xff)
-				s->lc[off + i + j] = id;
+		umt__rs_mark8(s->lc + off + i, (x ^ y) | (k ^ 0x0101010101010101ull), id);
 	}
 	for (; i < len; i++) {
 		uint32_t b = off + i;
@@ -266,6 +282,32 @@ static inline void umt__rs_write(struct rstate *s, uint32_t off, uint32_t len, c
 		s->fsrc = id;
 	else
 		umt__rs_fill(s->src + off, id, len);
+}
+
+/*
+ * A write of @p after to [off, off + len) by record @p id that directly
+ * follows the same record's observation of @p before there: the two effects
+ * in one. The bytes are known and seen (the observation), so a byte changes
+ * exactly where @p before and @p after differ.
+ */
+static inline void umt__rs_rewrite(struct rstate *s, uint32_t off, uint32_t len,
+                                   const uint8_t *before, const uint8_t *after, uint64_t id)
+{
+	if (s->track) {
+		uint32_t i = 0;
+		for (; i + 8 <= len; i += 8) {
+			uint64_t x, y;
+			memcpy(&x, before + i, 8);
+			memcpy(&y, after + i, 8);
+			umt__rs_mark8(s->lc + off + i, x ^ y, id);
+		}
+		for (; i < len; i++)
+			if (before[i] != after[i])
+				s->lc[off + i] = id;
+		umt__rs_fill(s->lw + off, id, len);
+	}
+	umt__rs_values(s, off, len, after);
+	umt__rs_fill(s->src + off, id, len);
 }
 
 /** One effect applied to @p s by record @p id (regstate.c). */
