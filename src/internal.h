@@ -18,6 +18,7 @@
 #define UMT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define UMT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define UMT_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define UMT_NOINLINE __attribute__((noinline))
 
 /* ---- error.c ---------------------------------------------------------- */
 

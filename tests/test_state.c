@@ -549,12 +549,14 @@ static void check_histories(umt_index *ix, const struct model *m, unsigned round
 	}
 }
 
-/* Builds the index of the trace in @p trace and checks states at its probes. */
-static void check_trace(const char *trace, size_t random)
+/* Builds the index of the trace in @p trace on @p threads threads (1: every range of
+ * the build follows absolute states; more: relative ones, composed) and checks states
+ * at its probes. */
+static void check_trace(const char *trace, size_t random, unsigned threads)
 {
 	char *idx = fx_path(trace, "idx");
 	umt_trace *t = fx_must_open_dir(trace);
-	umt_index *ix = fx_must_build_index(t, idx, 2, 0, UMT_INDEX_SECTIONS_ALL);
+	umt_index *ix = fx_must_build_index(t, idx, threads, 0, UMT_INDEX_SECTIONS_ALL);
 	struct model m;
 	model_init(&m, t);
 	struct probe *pr;
@@ -581,7 +583,7 @@ static void test_states_random(void **state)
 	};
 	for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
 		write_random(trace, runs[i].flavour, runs[i].threads, runs[i].records, 7 + i);
-		check_trace(trace, 400);
+		check_trace(trace, 400, 2);
 		fx_rmtree(trace);
 	}
 	fx_rmtree(dir);
@@ -600,7 +602,7 @@ static void test_states_generated(void **state)
 	};
 	for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) {
 		fx_umtgen(trace, args[i]);
-		check_trace(trace, 400);
+		check_trace(trace, 400, i % 2 ? 1 : 2);
 		fx_rmtree(trace);
 	}
 	fx_rmtree(dir);

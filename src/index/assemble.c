@@ -152,7 +152,7 @@ static int create_files(struct ix_build *b, int fds[IX_F_COUNT + 1])
 }
 
 /* Every section's files and info block. */
-static int assemble_sections(struct ix_build *b)
+int umt__ixb_assemble_sections(struct ix_build *b)
 {
 	int rc = 0;
 	for (unsigned i = 0; rc == 0 && i < b->nsections; i++) {
@@ -170,8 +170,8 @@ int umt__ixb_assemble(struct ix_build *b)
 	static const char *const magic[IX_F_COUNT] = {"UMTIXDIR", "UMTIXPST", "UMTIXSKP"};
 	for (int f = 0; rc == 0 && f < IX_F_COUNT; f++)
 		rc = umt__ixb_file_header(b, fds[f], magic[f]);
-	if (rc == 0)
-		rc = assemble_sections(b);
+	if (rc == 0 && !b->sections_assembled) /* done by the merge (merge.c) */
+		rc = umt__ixb_assemble_sections(b);
 	uint64_t *post_base = calloc(b->nparts + 1, sizeof *post_base);
 	uint64_t *skip_base = calloc(b->nparts + 1, sizeof *skip_base);
 	uint64_t post_at = 64, skips = 0, pages = 0;

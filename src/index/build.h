@@ -72,6 +72,8 @@ struct ix_build {
 	struct ix_part *parts;
 	unsigned nparts;
 	_Atomic unsigned next_part;
+	_Atomic int sections_claimed; /* a worker of the merge assembles the sections */
+	bool sections_assembled;
 	_Atomic uint64_t merged;
 	uint64_t entries;
 
@@ -92,6 +94,13 @@ UMT_HIDDEN int umt__ixb_scratch(struct ix_build *b, const char *what, int *fd);
 
 /** Adds a run (thread-safe). @return 0; UMT_E_NOMEM. */
 UMT_HIDDEN int umt__ixb_add_run(struct ix_build *b, struct ix_run run);
+
+/**
+ * The files of every section but memory, in section order, on the calling
+ * thread (the first worker of the merge: they overlap the memory merge).
+ * @return 0; errors.
+ */
+UMT_HIDDEN int umt__ixb_assemble_sections(struct ix_build *b);
 
 /** Runs @p fn on b->threads threads, reporting @p phase progress from this one. */
 UMT_HIDDEN int umt__ixb_parallel(struct ix_build *b, void *(*fn)(void *), int phase,

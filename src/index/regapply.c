@@ -41,6 +41,11 @@ int umt__regctx_init(struct regctx *c, const umt_trace *t)
 	c->dump = info.dump_size;
 	c->exec_version = info.exec_version;
 	c->rows = info.ins_count;
+	c->slow_flags = UMT_EXEC_F_INSTR_OFF | UMT_EXEC_F_NOT_EXECUTED;
+	for (unsigned bit = 1; bit < 0x100; bit <<= 1) /* reliability: an or of flag tests */
+		if (umt_exec_reliability(c->exec_version, bit) !=
+		    (UMT_RELIABLE_INPUTS | UMT_RELIABLE_OUTPUTS))
+			c->slow_flags |= (uint8_t)bit;
 	c->plans = calloc(2 * c->rows + 1, sizeof *c->plans); /* pages touched as rows are met */
 	return c->plans ? 0 : umt__failf(UMT_E_NOMEM, "register plans: out of memory");
 }
@@ -304,25 +309,19 @@ static int apply_one(void *arg, const struct reg_effect *e)
 }
 
 /*
- * Both phases of an instruction record with no gap, applied: the build's and
- * the replays' common record. When its inputs and outputs are trusted and it
- * executed, the effects are the plan's slots in order with each paired
- * observation folded into its write (plan_pairs()): the same state, with
- * fewer stores. Otherwise the effects one by one.
+ * Both phases of an instruction record with no gap, whose inputs and outputs
+ * are trusted and that executed (none of c->slow_flags), applied: the
+ * build's and the replays' common record. The effects are the plan's slots
+ * in order with each paired observation folded into its write
+ * (plan_pairs()): the same state, with fewer stores.
  */
-static int apply_instruction(const struct regctx *c, struct rstate *s, const umt_rec *r)
+static int apply_trusted(const struct regctx *c, struct rstate *s, const umt_rec *r)
 {
 	const struct reg_plan *p = NULL;
 	const uint8_t *lc = NULL;
 	int rc = plan_of(c, r, &p, &lc);
 	if (rc < 0)
 		return rc;
-	unsigned all = UMT_RELIABLE_INPUTS | UMT_RELIABLE_OUTPUTS;
-	if (UMT_UNLIKELY(umt_exec_reliability(c->exec_version, r->flags) != all ||
-	                 (r->flags & UMT_EXEC_F_NOT_EXECUTED))) {
-		struct apply_arg a = {s, r->id};
-		return planned(c, r, p, lc, 3, apply_one, &a);
-	}
 	uint64_t id = r->id;
 	for (unsigned i = 0; i < p->nbefore; i++) {
 		const struct reg_plan_slot *e = &p->slot[i];
@@ -346,8 +345,8 @@ static int apply_instruction(const struct regctx *c, struct rstate *s, const umt
 int umt__regs_apply(const struct regctx *c, struct rstate *s, const umt_rec *r, int phase)
 {
 	s->mode64 = (r->flags & UMT_EXEC_F_64BIT) != 0;
-	if (phase < 0 && r->type == UMT_REC_INSTRUCTION && !(r->flags & UMT_EXEC_F_INSTR_OFF))
-		return apply_instruction(c, s, r);
+	if (phase < 0 && r->type == UMT_REC_INSTRUCTION && !(r->flags & c->slow_flags))
+		return apply_trusted(c, s, r);
 	struct apply_arg a = {s, r->id};
 	return effects(c, r, phase, apply_one, &a);
 }

@@ -7,6 +7,9 @@
  *   2. range by range, in record order: each checkpoint item composed with
  *      its thread's state at the range's start, then each thread's state at
  *      the range's end, and the rule's checkpoint after its last record.
+ *      An absolute state (regbuild.c) is the checkpoint as it is: its
+ *      encoding is copied, and a thread's absolute state at a range's end
+ *      is decoded only when a relative range needs it.
  * Checkpoint blobs are appended to regs.ckpt in that order; entries are
  * written in place, a batch of a thread's at a time. Memory: a register file
  * per thread, the batches (at most 4 MiB), and one range's summary or one
@@ -24,6 +27,10 @@ struct ra {
 	/* per thread */
 	uint64_t *since, *entries, *base, *next, *first, *records;
 	struct rstate **composed;
+	/* per thread: its latest absolute end state, encoded, not yet in composed[] */
+	uint8_t **abs;
+	size_t *abs_len, *abs_cap;
+	uint64_t *abs_record;
 	struct rstate rel, tmp;
 	uint8_t *enc, *rbuf;
 	size_t rcap;
@@ -108,6 +115,25 @@ static int composed(struct ra *g, uint64_t thread, struct rstate **out)
 		g->composed[thread] = s;
 	}
 	*out = g->composed[thread];
+	size_t n = g->abs_len[thread];
+	g->abs_len[thread] = 0; /* decoded now: an absolute range's end state */
+	if (n > 0 && umt__rs_decode(g->abs[thread], n, g->abs_record[thread], *out) < 0)
+		return spill_corrupt();
+	return 0;
+}
+
+/* Keeps the encoded absolute state @p p (@p n bytes) of @p thread after @p record. */
+static int keep_abs(struct ra *g, uint64_t thread, const uint8_t *p, size_t n, uint64_t record)
+{
+	if (n > g->abs_cap[thread]) {
+		uint8_t *q = realloc(g->abs[thread], n);
+		if (q == NULL)
+			return nomem();
+		g->abs[thread] = q, g->abs_cap[thread] = n;
+	}
+	memcpy(g->abs[thread], p, n);
+	g->abs_len[thread] = n;
+	g->abs_record[thread] = record;
 	return 0;
 }
 
@@ -124,19 +150,20 @@ static int flush_entries(struct ra *g, uint64_t thread)
 	                          n * sizeof(umt_ix_regs_entry), at);
 }
 
-/* A checkpoint: its blob appended to regs.ckpt, its entry to its thread's batch. */
-static int emit(struct ra *g, uint64_t thread, uint64_t record, struct rstate *s)
+/* A checkpoint, encoded (@p n bytes at @p enc): appended to regs.ckpt, its entry to its
+ * thread's batch. */
+static int emit_encoded(struct ra *g, uint64_t thread, uint64_t record, const uint8_t *enc,
+                        size_t n)
 {
 	if (g->next[thread] >= g->entries[thread])
 		return umt__failf(UMT_E_CORRUPT, "index build: thread %llu has more checkpoints "
 		                  "than counted", (unsigned long long)thread);
-	size_t n = umt__rs_encode(s, record, g->enc);
 	uint8_t len[10];
 	unsigned k = umt__put_varint(len, n);
 	umt_ix_regs_entry e = {record, g->ckpt.size};
 	int rc = umt__ix_out_put(&g->ckpt, len, k);
 	if (rc == 0)
-		rc = umt__ix_out_put(&g->ckpt, g->enc, n);
+		rc = umt__ix_out_put(&g->ckpt, enc, n);
 	if (rc < 0)
 		return rc;
 	g->batch[thread * g->per + g->nbatch[thread]++] = e;
@@ -144,30 +171,53 @@ static int emit(struct ra *g, uint64_t thread, uint64_t record, struct rstate *s
 	return g->nbatch[thread] == g->per ? flush_entries(g, thread) : 0;
 }
 
-/* Reads a varint length and a state of @p g->rel from [*p, end). */
-static int take_state(const uint8_t **p, const uint8_t *end, uint64_t record, struct rstate *s)
+/* A checkpoint of state @p s after @p record. */
+static int emit(struct ra *g, uint64_t thread, uint64_t record, struct rstate *s)
 {
-	uint64_t n;
-	if (!umt__get_varint(p, end, &n) || n > (uint64_t)(end - *p))
-		return spill_corrupt();
-	int rc = umt__rs_decode(*p, n, record, s);
-	*p += n;
-	return rc < 0 ? spill_corrupt() : 0;
+	return emit_encoded(g, thread, record, g->enc, umt__rs_encode(s, record, g->enc));
 }
 
-/* The checkpoint items of one spill chunk, composed with their threads' states. */
+/*
+ * Reads a varint length and an encoded state from [*p, end) into *@p enc and
+ * *@p n; *@p absolute says whether it is absolute (a checkpoint as it is).
+ */
+static int take_encoded(const uint8_t **p, const uint8_t *end, const uint8_t **enc, size_t *n,
+                        bool *absolute)
+{
+	uint64_t len;
+	if (!umt__get_varint(p, end, &len) || len == 0 || len > (uint64_t)(end - *p) ||
+	    (**p >> 3) != 0 || !(**p & 4))
+		return spill_corrupt();
+	*enc = *p;
+	*n = (size_t)len;
+	*absolute = !(**p & 2);
+	*p += len;
+	return 0;
+}
+
+/* The checkpoint items of one spill chunk: absolute ones as they are, relative ones
+ * composed with their threads' states. */
 static int items(struct ra *g, const struct rb_chunk *c)
 {
 	int rc = read_piece(g, c->at, c->len);
-	const uint8_t *p = g->rbuf, *end = g->rbuf + c->len;
+	const uint8_t *p = g->rbuf, *end = g->rbuf + c->len, *enc;
 	while (rc == 0 && p < end) {
 		uint64_t thread, record;
 		struct rstate *start;
+		size_t n;
+		bool absolute;
 		if (!umt__get_varint(&p, end, &thread) || !umt__get_varint(&p, end, &record) ||
 		    thread >= g->nthreads)
 			return spill_corrupt();
-		if ((rc = take_state(&p, end, record, &g->rel)) == 0 &&
-		    (rc = composed(g, thread, &start)) == 0) {
+		if ((rc = take_encoded(&p, end, &enc, &n, &absolute)) < 0)
+			break;
+		if (absolute) {
+			rc = emit_encoded(g, thread, record, enc, n);
+			continue;
+		}
+		if (umt__rs_decode(enc, n, record, &g->rel) < 0)
+			return spill_corrupt();
+		if ((rc = composed(g, thread, &start)) == 0) {
 			umt__rs_copy(&g->tmp, start);
 			umt__rs_compose(&g->tmp, &g->rel);
 			rc = emit(g, thread, record, &g->tmp);
@@ -189,14 +239,27 @@ static int range_end(struct ra *g, const struct rb_range *r)
 	for (uint64_t i = 0; rc == 0 && i < n; i++) {
 		uint64_t row[4];
 		struct rstate *s;
+		const uint8_t *enc;
+		size_t len;
+		bool absolute;
 		memcpy(row, rows + i * 32, sizeof row);
 		if (row[0] >= g->nthreads)
 			return spill_corrupt();
-		if ((rc = take_state(&p, end, row[3], &g->rel)) < 0 ||
-		    (rc = composed(g, row[0], &s)) < 0)
+		if ((rc = take_encoded(&p, end, &enc, &len, &absolute)) < 0)
+			break;
+		bool at_end = (umt__regs_rule(row[1], g->interval, &g->since[row[0]]) & RB_AT_END) != 0;
+		if (absolute) { /* the state as it is: decoded if a relative range needs it */
+			rc = keep_abs(g, row[0], enc, len, row[3]);
+			if (rc == 0 && at_end)
+				rc = emit_encoded(g, row[0], row[3], enc, len);
+			continue;
+		}
+		if (umt__rs_decode(enc, len, row[3], &g->rel) < 0)
+			return spill_corrupt();
+		if ((rc = composed(g, row[0], &s)) < 0)
 			break;
 		umt__rs_compose(s, &g->rel);
-		if (umt__regs_rule(row[1], g->interval, &g->since[row[0]]) & RB_AT_END)
+		if (at_end)
 			rc = emit(g, row[0], row[3], s);
 	}
 	return rc;
@@ -228,12 +291,17 @@ static int alloc_all(struct ra *g)
 	for (uint64_t t = 0; t < g->nthreads; t++)
 		g->first[t] = UMT_NO_RECORD;
 	g->composed = calloc(n, sizeof(struct rstate *));
+	g->abs = calloc(n, sizeof(uint8_t *));
+	g->abs_len = calloc(n, sizeof(size_t));
+	g->abs_cap = calloc(n, sizeof(size_t));
+	g->abs_record = calloc(n, sizeof(uint64_t));
 	g->enc = malloc(umt__rs_encoded_max((uint32_t)g->dump));
 	uint64_t per = ENTRY_MEMORY / (n * sizeof(umt_ix_regs_entry));
 	g->per = per < 1 ? 1u : per > ENTRY_BATCH ? ENTRY_BATCH : (uint32_t)per;
 	g->batch = malloc(n * g->per * sizeof *g->batch);
 	g->nbatch = calloc(n, sizeof *g->nbatch);
-	if (g->composed == NULL || g->enc == NULL || g->batch == NULL || g->nbatch == NULL)
+	if (g->composed == NULL || g->enc == NULL || g->batch == NULL || g->nbatch == NULL ||
+	    g->abs == NULL || g->abs_len == NULL || g->abs_cap == NULL || g->abs_record == NULL)
 		return nomem();
 	int rc = umt__rs_alloc(&g->rel, (uint32_t)g->dump, true, true);
 	return rc < 0 ? rc : umt__rs_alloc(&g->tmp, (uint32_t)g->dump, false, true);
@@ -245,6 +313,9 @@ static void free_all(struct ra *g)
 		if (g->composed[t])
 			umt__rs_free(g->composed[t]), free(g->composed[t]);
 	free(g->composed);
+	for (uint64_t t = 0; g->abs && t < g->nthreads; t++)
+		free(g->abs[t]);
+	free(g->abs), free(g->abs_len), free(g->abs_cap), free(g->abs_record);
 	free(g->since), free(g->entries), free(g->base), free(g->next), free(g->first);
 	free(g->records);
 	umt__rs_free(&g->rel);

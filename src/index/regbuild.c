@@ -1,12 +1,20 @@
 /*
  * libumtrace - the register section's part of the build's scan (section.h,
  * regs.h): each range follows the register file of every thread it sees,
- * relative to the unknown state at its start, checkpoints it after every
- * K-th record of the thread in the range, and ends with each thread's
- * relative state after its last record there. Everything goes to the
- * build's spill file as it comes (in chunks of SPILL_CHUNK bytes); the
- * range keeps where it went. Memory: a relative state per thread seen,
- * freed at the range's end.
+ * checkpoints it after every K-th record of the thread in the range, and
+ * ends with each thread's state after its last record there. Everything
+ * goes to the build's spill file as it comes (in chunks of SPILL_CHUNK
+ * bytes); the range keeps where it went.
+ *
+ * The states are absolute when the range knows the state at its start: the
+ * trace's first range (nothing known yet), and a range that begins where an
+ * absolute range ended that had finished by then (a build on one thread:
+ * every range), which takes over that range's states (struct rb_carry).
+ * Other ranges follow states relative to the unknown state at their start,
+ * which the assembly composes (regassemble.c); absolute ones it copies as
+ * they are. Memory: a state per thread seen in the range, or, carried, per
+ * thread seen since the trace's start (within CARRY_MEMORY), freed when no
+ * range takes them over.
  */
 #include <stdlib.h>
 
@@ -14,6 +22,32 @@
 #include "regs.h"
 
 #define SPILL_CHUNK (1u << 20)
+/* The most the carried states may take: past it, the next range starts relative. */
+#define CARRY_MEMORY ((uint64_t)64 << 20)
+
+/* The states an absolute range left for the range that begins at its end. */
+struct rb_carry {
+	uint64_t end;                /* that range's end: the taker's first record */
+	struct rb_thread **by_thread; /* NULL: nothing carried */
+	uint64_t *alive;             /* the threads with a state */
+	size_t nalive, alive_cap;
+};
+
+/* What every range shares: the trace's register context, the carried states. */
+struct rb_global {
+	struct regctx ctx; /* first: the ranges' g->ctx */
+	struct rb_carry carry;
+};
+
+static void free_states(struct rb_thread **by_thread, const uint64_t *alive, size_t n)
+{
+	for (size_t i = 0; by_thread && i < n; i++) {
+		umt__rs_free(&by_thread[alive[i]]->s);
+		free(by_thread[alive[i]]);
+	}
+	free(by_thread);
+	free((void *)(uintptr_t)alive);
+}
 
 uint64_t umt__regs_rule(uint64_t count, uint64_t interval, uint64_t *since)
 {
@@ -28,13 +62,13 @@ uint64_t umt__regs_rule(uint64_t count, uint64_t interval, uint64_t *since)
 	return inside | RB_AT_END;
 }
 
-/* What every range shares: the trace's register context and its rows' plans. */
 int umt__regs_build_begin(struct ix_build *b, void **global)
 {
-	struct regctx *c = malloc(sizeof *c);
-	int rc = c ? umt__regctx_init(c, b->t) : umt__failf(UMT_E_NOMEM, "index build: out of memory");
+	struct rb_global *c = calloc(1, sizeof *c);
+	int rc = c ? umt__regctx_init(&c->ctx, b->t)
+	           : umt__failf(UMT_E_NOMEM, "index build: out of memory");
 	if (rc < 0 && c) {
-		umt__regctx_free(c);
+		umt__regctx_free(&c->ctx);
 		free(c);
 		c = NULL;
 	}
@@ -44,14 +78,33 @@ int umt__regs_build_begin(struct ix_build *b, void **global)
 
 void umt__regs_build_end(void *global)
 {
-	umt__regctx_free(global);
-	free(global);
+	struct rb_global *c = global;
+	free_states(c->carry.by_thread, c->carry.alive, c->carry.nalive);
+	umt__regctx_free(&c->ctx);
+	free(c);
+}
+
+/* Takes over the states carried to a range that begins at record @p first. */
+static void take_carry(struct rb_range *g, struct rb_global *c, uint64_t first)
+{
+	pthread_mutex_lock(&g->b->mu);
+	struct rb_carry k = c->carry;
+	if (k.by_thread && k.end == first)
+		memset(&c->carry, 0, sizeof c->carry);
+	pthread_mutex_unlock(&g->b->mu);
+	if (k.by_thread == NULL || k.end != first)
+		return;
+	g->by_thread = k.by_thread;
+	g->alive = k.alive, g->nalive = k.nalive, g->alive_cap = k.alive_cap;
+	for (size_t i = 0; i < g->nalive; i++)
+		g->by_thread[g->alive[i]]->count = 0; /* not seen in this range yet */
+	g->absolute = true;
 }
 
 int umt__regs_range_begin(struct ix_build *b, unsigned range, uint64_t first, uint64_t end,
                           void **state)
 {
-	(void)range, (void)first, (void)end;
+	(void)range;
 	struct rb_range *g = calloc(1, sizeof *g);
 	if (g == NULL)
 		return umt__failf(UMT_E_NOMEM, "index build: out of memory");
@@ -59,8 +112,12 @@ int umt__regs_range_begin(struct ix_build *b, unsigned range, uint64_t first, ui
 	g->b = b;
 	g->ctx = b->section_global[UMT_IX_REGS_BIT];
 	g->nthreads = umt_thread_count(b->t);
+	g->end = end;
 	g->cap = SPILL_CHUNK + umt__rs_encoded_max(g->ctx->dump) + 32;
-	g->by_thread = calloc(g->nthreads ? g->nthreads : 1, sizeof(struct rb_thread *));
+	take_carry(g, b->section_global[UMT_IX_REGS_BIT], first);
+	g->absolute |= first == 0; /* before the trace's first record nothing is known */
+	if (g->by_thread == NULL)
+		g->by_thread = calloc(g->nthreads ? g->nthreads : 1, sizeof(struct rb_thread *));
 	g->buf = malloc(g->cap);
 	g->enc = malloc(umt__rs_encoded_max(g->ctx->dump));
 	if (g->by_thread == NULL || g->buf == NULL || g->enc == NULL)
@@ -97,8 +154,9 @@ static void put_state(struct rb_range *g, struct rstate *s, uint64_t record)
 	g->len += n;
 }
 
-static int checkpoint(struct rb_range *g, uint64_t thread, struct rb_thread *th,
-                      uint64_t record)
+/* Out of line (both): once every K records of a thread, once per thread and range. */
+static UMT_NOINLINE int checkpoint(struct rb_range *g, uint64_t thread, struct rb_thread *th,
+                                   uint64_t record)
 {
 	g->len += umt__put_varint(g->buf + g->len, thread);
 	g->len += umt__put_varint(g->buf + g->len, record);
@@ -106,29 +164,43 @@ static int checkpoint(struct rb_range *g, uint64_t thread, struct rb_thread *th,
 	return g->len >= SPILL_CHUNK ? flush(g) : 0;
 }
 
-/* The state of a thread first seen in this range. */
-static int thread_seen(struct rb_range *g, uint64_t thread, uint64_t id, struct rb_thread **out)
+/* Appends @p v to the list @p *list (*n entries of *cap). */
+static int push(uint64_t **list, size_t *n, size_t *cap, uint64_t v)
 {
-	struct rb_thread *th = calloc(1, sizeof *th);
-	int rc = th ? umt__rs_alloc(&th->s, g->ctx->dump, true, true)
-	            : umt__failf(UMT_E_NOMEM, "index build: out of memory");
-	if (rc == 0 && g->norder == g->order_cap) {
-		size_t cap = g->order_cap ? 2 * g->order_cap : 16;
-		uint64_t *p = realloc(g->order, cap * sizeof *p);
+	if (*n == *cap) {
+		size_t want = *cap ? 2 * *cap : 16;
+		uint64_t *p = realloc(*list, want * sizeof *p);
 		if (p == NULL)
-			rc = umt__failf(UMT_E_NOMEM, "index build: out of memory");
-		else
-			g->order = p, g->order_cap = cap;
+			return umt__failf(UMT_E_NOMEM, "index build: out of memory");
+		*list = p, *cap = want;
 	}
-	if (rc < 0) {
-		if (th)
-			umt__rs_free(&th->s);
-		free(th);
+	(*list)[(*n)++] = v;
+	return 0;
+}
+
+/* A thread's first record in this range: its state (new unless carried) and its row. */
+static UMT_NOINLINE int thread_seen(struct rb_range *g, uint64_t thread, uint64_t id,
+                                    struct rb_thread **out)
+{
+	struct rb_thread *th = g->by_thread[thread];
+	int rc = 0;
+	if (th == NULL) {
+		th = calloc(1, sizeof *th);
+		rc = th ? umt__rs_alloc(&th->s, g->ctx->dump, !g->absolute, true)
+		        : umt__failf(UMT_E_NOMEM, "index build: out of memory");
+		if (rc == 0)
+			rc = push(&g->alive, &g->nalive, &g->alive_cap, thread);
+		if (rc < 0) {
+			if (th)
+				umt__rs_free(&th->s);
+			free(th);
+			return rc;
+		}
+		g->by_thread[thread] = th;
+	}
+	if ((rc = push(&g->order, &g->norder, &g->order_cap, thread)) < 0)
 		return rc;
-	}
 	th->first = id;
-	g->order[g->norder++] = thread;
-	g->by_thread[thread] = th;
 	*out = th;
 	return 0;
 }
@@ -140,7 +212,7 @@ int umt__regs_record(void *state, const umt_rec *r)
 		return 0; /* a record of no thread of the table has no register file */
 	uint64_t thread = (uint64_t)r->thread_id;
 	struct rb_thread *th = g->by_thread[thread];
-	int rc = th ? 0 : thread_seen(g, thread, r->id, &th);
+	int rc = th && th->count ? 0 : thread_seen(g, thread, r->id, &th);
 	if (rc == 0)
 		rc = umt__regs_apply(g->ctx, &th->s, r, -1);
 	if (rc < 0)
@@ -151,20 +223,35 @@ int umt__regs_record(void *state, const umt_rec *r)
 	return rc;
 }
 
-/* Frees what the scan of a range needed: its threads' states and buffers. */
+/* Frees what the scan of a range needed: its threads' states (unless carried) and buffers. */
 static void drop_scan(struct rb_range *g)
 {
-	for (size_t i = 0; g->by_thread && i < g->norder; i++) {
-		umt__rs_free(&g->by_thread[g->order[i]]->s);
-		free(g->by_thread[g->order[i]]);
-	}
-	free(g->by_thread);
+	free_states(g->by_thread, g->alive, g->nalive);
 	free(g->order);
 	free(g->buf);
 	free(g->enc);
 	g->by_thread = NULL;
-	g->order = NULL;
+	g->alive = g->order = NULL;
 	g->buf = g->enc = NULL;
+}
+
+/* Leaves an absolute range's states to the range that begins at its end (the
+ * one carried before, which no range took, is dropped). */
+static void carry(struct rb_range *g)
+{
+	size_t one = sizeof(struct rb_thread) + (size_t)g->ctx->dump * 34;
+	if (!g->absolute || g->nalive * one > CARRY_MEMORY)
+		return;
+	struct rb_global *c = g->b->section_global[UMT_IX_REGS_BIT];
+	struct rb_carry k = {g->end, g->by_thread, g->alive, g->nalive, g->alive_cap};
+	pthread_mutex_lock(&g->b->mu);
+	struct rb_carry old = c->carry;
+	c->carry = k;
+	pthread_mutex_unlock(&g->b->mu);
+	free_states(old.by_thread, old.alive, old.nalive);
+	g->by_thread = NULL;
+	g->alive = NULL;
+	g->nalive = 0;
 }
 
 /* Grows the summary @p sum (capacity *cap) to hold @p more bytes after @p len. */
@@ -218,6 +305,8 @@ int umt__regs_range_end(struct ix_build *b, void *state)
 	int rc = flush(g);
 	if (rc == 0)
 		rc = summary(g);
+	if (rc == 0)
+		carry(g);
 	drop_scan(g);
 	return rc;
 }

@@ -114,6 +114,9 @@ struct regctx {
 	uint32_t dump;    /* DumpSize */
 	int exec_version;
 	uint64_t rows;    /* of ins.itable */
+	/* the exec flags of a record whose effects are not simply its plan's: a gap, a false
+	 * condition, untrusted inputs or outputs (umt_exec_reliability() for exec_version) */
+	uint8_t slow_flags;
 	_Atomic(struct reg_plan *) *plans; /* 2 * rows: [row * 2 + mode64] */
 };
 
@@ -365,7 +368,7 @@ UMT_HIDDEN int umt__rs_decode(const uint8_t *p, uint64_t n, uint64_t record, str
 
 /** A thread seen in a range of the build. */
 struct rb_thread {
-	struct rstate s;       /* relative to the range's start */
+	struct rstate s;       /* absolute, or relative to the range's start */
 	uint64_t count;        /* its records in the range */
 	uint64_t first, last;  /* its first and last record in the range */
 };
@@ -379,15 +382,20 @@ struct rb_chunk {
  * What a range keeps once scanned: its checkpoint items (varint thread,
  * varint record, varint length, a relative state) in spill chunks, and its
  * summary: u64 thread count n, n rows of u64 (thread, count, first, last)
- * in first-appearance order, then per row varint length and its relative
- * state at the range's end (after its last record).
+ * in first-appearance order, then per row varint length and its state at
+ * the range's end (after its last record). A state is absolute or relative
+ * to the range's start (regbuild.c): its encoding's flags say which.
  */
 struct rb_range {
 	struct ix_build *b;
 	const struct regctx *ctx;  /* the build's (umt__regs_build_begin) */
 	uint64_t nthreads;         /* rows of the thread table */
+	uint64_t end;              /* the range's end record */
+	bool absolute;             /* states absolute, not relative to the range's start */
 	struct rb_thread **by_thread;
-	uint64_t *order;           /* threads in first-appearance order */
+	uint64_t *alive;           /* the threads with a state in by_thread */
+	size_t nalive, alive_cap;
+	uint64_t *order;           /* threads seen in the range, in first-appearance order */
 	size_t norder, order_cap;
 	uint8_t *buf, *enc;        /* pending items; one encoding */
 	size_t len, cap;

@@ -20,7 +20,9 @@ int umt__ixb_create(struct ix_build *b, const char *name, int *fd)
 {
 	if (b->nfiles >= UMT_IX_MAX_FILES - IX_F_COUNT || strlen(name) >= sizeof b->file_names[0])
 		return umt__failf(UMT_E_INVAL, "index build: too many files, or %s too long a name", name);
+	pthread_mutex_lock(&b->mu); /* the commit's file list: scratch files of the merge too */
 	int rc = umt__commit_create(b->commit, name, fd);
+	pthread_mutex_unlock(&b->mu);
 	if (rc < 0)
 		return rc;
 	memcpy(b->file_names[b->nfiles], name, strlen(name) + 1);
