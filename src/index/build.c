@@ -53,6 +53,7 @@ struct scan_buf {
 	size_t sorted;       /* [0, sorted) is sorted, chunk by chunk */
 	size_t *ends, nends; /* the chunks' ends */
 	uint64_t accesses;
+	uint64_t undropped;  /* records read since the worker last dropped the trace's pages */
 };
 
 #define SORT_CHUNK ((size_t)1 << 19) /* entries: 16 MiB, and as much scratch */
@@ -133,21 +134,21 @@ static int scan_range(struct scan_buf *s, unsigned k)
 	int n = 0, rc = umt_exec_iter_init(&it, b->t, from, to);
 	if (rc == 0)
 		rc = sections_range(b, k, from, to, 0);
-	uint64_t dropped = from;
 	while (rc == 0 && (n = umt_exec_iter_next_block(&it, &blk, 4096)) > 0) {
 		for (int i = 0; i < n && rc == 0; i++) {
 			umt_block_rec(&blk, (uint32_t)i, &r);
 			rc = scan_record(s, k, &r);
 		}
 		atomic_fetch_add_explicit(&b->records_done, (uint64_t)n, memory_order_relaxed);
-		if (it.next_id - dropped >= ADVISE_EVERY) {
+		s->undropped += (uint64_t)n; /* across ranges: a range holds fewer records */
+		if (s->undropped >= ADVISE_EVERY) {
 			/* The whole mapping, not the range just read: the page cache maps
 			 * large folios with 2 MiB entries that a partial drop leaves in
 			 * place (measured: the resident set grew by 100 MiB). Pages other
 			 * workers still read fault back in from the page cache. A hint. */
 			umt_trace_advise(b->t, UMT_FILE_EXEC_VTABLE, UMT_ADVISE_DONTNEED);
 			umt_trace_advise(b->t, UMT_FILE_EXEC_OFFSETS, UMT_ADVISE_DONTNEED);
-			dropped = it.next_id;
+			s->undropped = 0;
 		}
 		if (atomic_load_explicit(&b->stop, memory_order_relaxed))
 			return 0;
