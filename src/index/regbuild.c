@@ -39,14 +39,14 @@ struct rb_global {
 	struct rb_carry carry;
 };
 
-static void free_states(struct rb_thread **by_thread, const uint64_t *alive, size_t n)
+static void free_states(struct rb_thread **by_thread, uint64_t *alive, size_t n)
 {
 	for (size_t i = 0; by_thread && i < n; i++) {
 		umt__rs_free(&by_thread[alive[i]]->s);
 		free(by_thread[alive[i]]);
 	}
 	free(by_thread);
-	free((void *)(uintptr_t)alive);
+	free(alive);
 }
 
 uint64_t umt__regs_rule(uint64_t count, uint64_t interval, uint64_t *since)
