@@ -182,21 +182,50 @@ static int keep(struct scan_buf *s)
 	return rc;
 }
 
+/*
+ * The next range worker @p w scans into *k: the next of its stripe (the
+ * workers' stripes cut the ranges in equal consecutive shares), or, its
+ * stripe done, the last left of the stripe with most left. A worker thus
+ * scans consecutive ranges, whose sections can carry their state from one
+ * to the next (regbuild.c), and the workers still end together.
+ * @return false when no range is left.
+ */
+static bool claim_range(struct ix_build *b, unsigned w, unsigned *k)
+{
+	bool found = true;
+	pthread_mutex_lock(&b->mu);
+	if (b->stripe_next[w] < b->stripe_end[w]) {
+		*k = b->stripe_next[w]++;
+	} else {
+		unsigned most = 0, from = 0;
+		for (unsigned i = 0; i < b->threads; i++)
+			if (b->stripe_end[i] - b->stripe_next[i] > most)
+				most = b->stripe_end[i] - b->stripe_next[i], from = i;
+		found = most > 0;
+		if (found)
+			*k = --b->stripe_end[from];
+	}
+	pthread_mutex_unlock(&b->mu);
+	return found;
+}
+
 static void *scan_main(void *arg)
 {
 	struct ix_build *b = arg;
+	unsigned w = atomic_fetch_add(&b->next_worker, 1) % b->threads, k;
 	struct scan_buf s = {.b = b};
 	size_t share = (size_t)(b->budget / b->threads / sizeof(struct ix_entry));
 	s.chunk = share / 4 < SORT_CHUNK ? share / 4 : SORT_CHUNK;
 	s.cap = share - s.chunk;
 	s.buf = malloc(s.cap * sizeof *s.buf);
 	s.tmp = malloc(s.chunk * sizeof *s.tmp);
-	s.ends = malloc((s.cap / s.chunk + 2) * sizeof *s.ends);
+	s.ends = malloc((s.cap / s.chunk + 2 + b->nranges) * sizeof *s.ends); /* + a cut per range */
 	int rc = s.buf && s.tmp && s.ends ? 0 : umt__failf(UMT_E_NOMEM, "index build: out of memory");
-	while (rc == 0 && !atomic_load(&b->stop)) {
-		unsigned k = atomic_fetch_add(&b->next_range, 1);
-		if (k >= b->end_range)
-			break;
+	for (unsigned last = 0; rc == 0 && !atomic_load(&b->stop) && claim_range(b, w, &k); last = k) {
+		/* a chunk is sorted by list only, stably: its records must ascend (a range
+		 * taken from another stripe comes before the worker's last) */
+		if (k < last)
+			sort_tail(&s);
 		rc = scan_range(&s, k);
 	}
 	if (rc == 0)
@@ -258,7 +287,12 @@ int umt__ixb_plan(struct ix_build *b)
 
 int umt__ixb_scan(struct ix_build *b)
 {
-	atomic_store(&b->next_range, b->first_range);
+	unsigned n = b->end_range - b->first_range;
+	for (unsigned w = 0; w < b->threads; w++) {
+		b->stripe_next[w] = b->first_range + (unsigned)((uint64_t)n * w / b->threads);
+		b->stripe_end[w] = b->first_range + (unsigned)((uint64_t)n * (w + 1) / b->threads);
+	}
+	atomic_store(&b->next_worker, 0);
 	int rc = umt__ixb_parallel(b, scan_main, UMT_INDEX_PHASE_SCAN, &b->records_done,
 	                           b->bounds[b->end_range] - b->bounds[b->first_range]);
 	for (size_t i = 0; i < b->nruns; i++) {

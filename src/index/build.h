@@ -58,7 +58,9 @@ struct ix_build {
 	int *input_fds;
 	char **input_names;
 	unsigned ninputs;
-	_Atomic unsigned next_range;
+	/* the ranges left to each worker: [stripe_next[w], stripe_end[w]) (under mu) */
+	unsigned stripe_next[UMT_IX_MAX_THREADS], stripe_end[UMT_IX_MAX_THREADS];
+	_Atomic unsigned next_worker;
 	_Atomic uint64_t records_done;
 	_Atomic uint64_t accesses;
 	struct ix_run *runs;
