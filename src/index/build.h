@@ -54,6 +54,7 @@ struct ix_build {
 	uint64_t *bounds;
 	unsigned nranges, first_range, end_range;
 	bool no_postings; /* sections only: the postings come from parts (parts.c) */
+	bool sections_assembled; /* by the merge's first worker (merge.c) */
 	/* the parts a merge reads (parts.c): their descriptors and names (for messages) */
 	int *input_fds;
 	char **input_names;
@@ -69,13 +70,12 @@ struct ix_build {
 	uint64_t mem_run_bytes; /* bytes of the runs kept in memory after the scan */
 	struct ix_entry *blocks[UMT_IX_MAX_THREADS]; /* the workers' buffers kept for their runs */
 	unsigned nblocks;
+	_Atomic int sections_claimed; /* a worker of the merge assembles the sections */
 
 	/* the merge */
 	struct ix_part *parts;
 	unsigned nparts;
 	_Atomic unsigned next_part;
-	_Atomic int sections_claimed; /* a worker of the merge assembles the sections */
-	bool sections_assembled;
 	_Atomic uint64_t merged;
 	uint64_t entries;
 
