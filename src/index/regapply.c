@@ -117,7 +117,7 @@ static bool overlaps(const struct reg_plan_slot *e, uint32_t off, uint32_t len)
  * them has exactly its bytes, and no earlier after slot touches them. The
  * write then needs only the two values (umt__rs_rewrite()), and the
  * observation goes: the write replaces all it set. Only for records whose
- * inputs and outputs are trusted and that executed (regs_apply_fast()).
+ * inputs and outputs are trusted and that executed (apply_trusted()).
  */
 static void plan_pairs(struct reg_plan *p)
 {

@@ -380,7 +380,7 @@ struct rb_chunk {
 
 /*
  * What a range keeps once scanned: its checkpoint items (varint thread,
- * varint record, varint length, a relative state) in spill chunks, and its
+ * varint record, varint length, a state) in spill chunks, and its
  * summary: u64 thread count n, n rows of u64 (thread, count, first, last)
  * in first-appearance order, then per row varint length and its state at
  * the range's end (after its last record). A state is absolute or relative
