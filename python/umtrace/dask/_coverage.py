@@ -61,20 +61,28 @@ def coverage_combine(a, b):
 def finish_coverage(p):
     """A trace's coverage: {"instructions", "without_row", "modules": rows
     {module, base, addresses, executions, address_list (numpy uint64,
-    sorted)}}, by module name (None last), then base."""
+    sorted)}}, by module name (None last), then base. @p's entries are
+    one per (module, address), ordered by both (_sum_by()), so a module's
+    addresses are a slice already; only modules of the same name and base
+    (one DLL loaded twice at one base) are merged."""
+    module, address, count = p["module"], p["address"], p["count"]
+    ids, first = np.unique(module, return_index=True)
+    ends = np.append(first[1:], len(module)).tolist()
+    runs = np.add.reduceat(count, first).tolist() if len(first) else []
     groups = {}
-    for mid in np.unique(p["module"]).tolist():
-        sel = p["module"] == mid
+    for mid, a, b, n in zip(ids.tolist(), first.tolist(), ends, runs):
         key = p["names"][mid] if mid >= 0 else (None, None)
-        groups.setdefault(key, []).append((p["address"][sel], p["count"][sel]))
+        groups.setdefault(key, []).append((a, b, n))
     rows = []
-    for (name, base), parts in sorted(groups.items(),
+    for (name, base), spans in sorted(groups.items(),
                                       key=lambda kv: (kv[0][0] is None, kv[0][0] or "",
                                                       kv[0][1] or 0)):
-        addrs = np.unique(np.concatenate([a for a, _ in parts]))
+        if len(spans) == 1:
+            addrs = address[spans[0][0]:spans[0][1]]
+        else:
+            addrs = np.unique(np.concatenate([address[a:b] for a, b, _ in spans]))
         rows.append({"module": name, "base": base, "addresses": len(addrs),
-                     "executions": int(sum(int(c.sum()) for _, c in parts)),
-                     "address_list": addrs})
+                     "executions": sum(n for _, _, n in spans), "address_list": addrs})
     return {"instructions": p["instructions"], "without_row": p["without_row"],
             "modules": rows}
 

@@ -7,8 +7,9 @@ engine chooses how many ranges of about equal bytes each trace gets from
 the size of its exec.vtable; each task cuts the same bounds on its worker
 (umt_exec_split()) and runs its range, so that the job starts without a
 round trip (a trace the client cannot see is planned by a small task on a
-worker first). It submits one task per range and folds the results:
-first the ranges of each trace, then the traces. Every task is a pure
+worker first). It makes one task per range and folds the results:
+first the ranges of each trace, then the traces; the whole job goes to the
+scheduler as one graph, in one message. Every task is a pure
 function of (path, range), so Dask may run it again on another worker
 when one is lost, and the result is the same.
 
@@ -241,17 +242,39 @@ def _ranges(client, paths, names, parts, raise_errors, tracker):
     return out, failures
 
 
-def _tree(client, fold, futures, made, last=None):
-    """Folds @futures FAN_IN at a time, level by level, into one future
-    (the last fold is @last, default @fold); every future made is
-    appended to @made."""
-    last = last or fold
-    while len(futures) > FAN_IN:
-        futures = [client.submit(fold, *futures[i:i + FAN_IN], pure=False)
-                   for i in range(0, len(futures), FAN_IN)]
-        made.extend(futures)
-    made.append(client.submit(last, *futures, pure=False))
-    return made[-1]
+class _Graph:
+    """The tasks of one job as a Dask graph, sent to the scheduler in one
+    message (client.get): each client.submit() is a message of its own,
+    and the client batches its messages 10 ms apart, so a job of a few
+    tasks submitted one by one waits tens of ms before its last task
+    starts. Keys are unique per job (a token), so no two jobs share one."""
+
+    def __init__(self):
+        import uuid
+        self.token = uuid.uuid4().hex
+        self.dsk, self.keys = {}, []
+
+    def add(self, name, fn, *deps):
+        """A task @fn(*results of @deps) (@fn carries its other arguments,
+        bound with functools.partial: no argument is read as a key)."""
+        key = f"umtrace-{name}-{self.token}-{len(self.keys)}"
+        self.dsk[key] = (fn, *deps)
+        self.keys.append(key)
+        return key
+
+    def tree(self, fold, keys, last=None):
+        """Folds @keys FAN_IN at a time, level by level, into one key (the
+        last fold is @last, default @fold)."""
+        last = last or fold
+        while len(keys) > FAN_IN:
+            keys = [self.add("fold", fold, *keys[i:i + FAN_IN])
+                    for i in range(0, len(keys), FAN_IN)]
+        return self.add("fold", last, *keys)
+
+    def submit(self, client):
+        """{key: future} of every task, in one message to the scheduler."""
+        futures = client.get(self.dsk, self.keys, sync=False)
+        return dict(zip(self.keys, futures))
 
 
 def run(client, paths, fn, combine, names=None, parts=None, per_trace=False,
@@ -271,27 +294,25 @@ def run(client, paths, fn, combine, names=None, parts=None, per_trace=False,
     paths = list(dict.fromkeys(str(p) for p in paths))
     tracker = Tracker(client, progress, raising)
     ranges, failures = _ranges(client, paths, names, parts, raising, tracker)
-    leaf = functools.partial(_leaf, fn)
     fold = functools.partial(_fold, combine)
-    made, traces = [], []
+    g, traces = _Graph(), []
     for path, (how, rs) in ranges.items():
         if how == "pieces":
-            leaves = [client.submit(_piece, fn, path, k, rs, names, raising, pure=False)
+            leaves = [g.add("piece", functools.partial(_piece, fn, path, k, rs, names, raising))
                       for k in range(rs)]
         else:
-            leaves = [client.submit(_guard, leaf, path, raising, path, a, b, names, pure=False)
+            leaves = [g.add("range", functools.partial(_guard, functools.partial(_leaf, fn), path,
+                                                       raising, path, a, b, names))
                       for a, b in rs]
-        made.extend(leaves)
-        traces.append(_tree(client, fold, leaves, made,
-                            functools.partial(_finish_trace, combine, per_trace, path)))
-    if len(traces) == 1:
-        final = traces[0]  # one trace: its last fold is the job's (one round trip less)
-    elif traces:
-        final = _tree(client, functools.partial(_fold, merge_keyed if per_trace else combine),
-                      traces, made)
+        traces.append(g.tree(fold, leaves, functools.partial(_finish_trace, combine, per_trace,
+                                                               path)))
+    if len(traces) > 1:
+        traces = [g.tree(functools.partial(_fold, merge_keyed if per_trace else combine), traces)]
     if traces:
-        tracker.wait(made)
-        out = final.result()
+        futures = g.submit(client)
+        if progress is not None or raising:
+            tracker.wait(list(futures.values()))
+        out = futures[traces[0]].result()
         failures.update(out.failures)
     else:
         out = Partial()
