@@ -303,8 +303,12 @@ static void bench_rss(const char *dir)
 		char th[16], mem[32];
 		snprintf(th, sizeof th, "%u", threads);
 		snprintf(mem, sizeof mem, "%llu", (unsigned long long)(cfg.memory >> 20));
+		const char *sections = cfg.sections == UMT_INDEX_SECTION_MEMORY ? "memory"
+		                       : cfg.sections == UMT_INDEX_SECTIONS_ALL  ? "all"
+		                                                                 : "registers";
 		char *argv[] = {"ixbench", "--trace", (char *)cfg.trace, "--memory", mem,
-		                "--build-only", (char *)dir, "--threads", th, NULL};
+		                "--build-only", (char *)dir, "--threads", th,
+		                "--sections", (char *)sections, NULL};
 		fflush(NULL);
 		pid_t pid = fork();
 		if (pid == 0) {

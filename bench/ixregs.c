@@ -123,13 +123,15 @@ static void places_init(struct places *p, const umt_trace *t)
 }
 
 /* The register slots of @p r in group @p after (0: before values) into @p regs; @p known
- * marks the bytes given (only the unknown ones when @p only_unknown). */
-static void take_slots(const struct places *p, const umt_rec *r, int after, uint8_t *regs,
-                       uint8_t *known, int only_unknown)
+ * marks the bytes given (only the unknown ones when @p only_unknown). @return the bytes
+ * that were unknown before. */
+static uint32_t take_slots(const struct places *p, const umt_rec *r, int after, uint8_t *regs,
+                           uint8_t *known, int only_unknown)
 {
 	umt_ins_exec x;
+	uint32_t fresh = 0;
 	if (umt_rec_ins_exec(p->t, r, &x) < 0)
-		return;
+		return 0;
 	int m = r->flags & 1;
 	for (unsigned k = 0; k < x.dec.ins->LCCount; k++) {
 		const umt_lc_slot *s = umt_decoded_slot(&x.dec, k);
@@ -141,10 +143,12 @@ static void take_slots(const struct places *p, const umt_rec *r, int after, uint
 		umt_lc_slot_value(&x, k, &v, NULL);
 		for (int i = 0; i < p->size[m][s->RegName] && i < (int)v.size; i++) {
 			int b = p->off[m][s->RegName] + i;
+			fresh += !known[b];
 			if (!only_unknown || !known[b])
 				regs[b] = v.data[i], known[b] = 1;
 		}
 	}
+	return fresh;
 }
 
 /* The forward scan: every record from the first to @p at, its thread's registers (before
@@ -167,7 +171,8 @@ static void forward_scan(const struct places *p, uint64_t at, uint64_t thread, u
 	}
 }
 
-/* The backward walk: the thread's records from @p at back until every byte is settled. */
+/* The backward walk: the thread's records from @p at back until every byte is settled
+ * (the count of bytes left kept as it goes, as a user's walk would). */
 static uint64_t backward_walk(const struct places *p, uint64_t at, uint8_t *regs, uint8_t *known,
                               uint32_t size)
 {
@@ -181,16 +186,13 @@ static uint64_t backward_walk(const struct places *p, uint64_t at, uint8_t *regs
 		steps++;
 		umt_context c;
 		if (umt_rec_type_has_context(r.type) && umt_rec_context(p->t, &r, &c) == 0) {
-			for (uint32_t b = 0; b < size; b++)
+			for (uint32_t b = 0; b < size && b < c.regs_size; b++)
 				if (!known[b])
-					regs[b] = c.regs[b], known[b] = 1;
+					regs[b] = c.regs[b], known[b] = 1, left--;
 		} else if (r.type == UMT_REC_INSTRUCTION) {
-			take_slots(p, &r, 1, regs, known, 1);
-			take_slots(p, &r, 0, regs, known, 1);
+			left -= take_slots(p, &r, 1, regs, known, 1);
+			left -= take_slots(p, &r, 0, regs, known, 1);
 		}
-		left = 0;
-		for (uint32_t b = 0; b < size; b++)
-			left += !known[b];
 	}
 	return steps;
 }
