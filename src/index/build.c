@@ -4,13 +4,13 @@
  *
  * Workers take record ranges (umt_exec_split into umt__ix_range_count(),
  * the same ranges whatever the threads) in increasing order, so a
- * worker's buffer is in (key, locator) order and one stable sort by list
- * orders it completely; the buffer is sorted chunk by chunk, each chunk a
- * run. A full buffer is spilled to scratch files; what remains at the end
- * stays in memory, and when something was spilled the runs kept are cut
- * down to half the budget, the merge's read buffers of the file runs
- * getting the rest. The scan drops the trace pages it has read from its
- * mapping as it goes, so the resident set stays near the budget.
+ * worker's chunk of entries is in (key, locator) order and one stable sort
+ * by list orders it completely: each chunk a run. A worker holds as many
+ * runs as its share of the budget allows and spills the oldest to a
+ * scratch file to make room; what remains at the end stays in memory, as
+ * much as leaves room for the merge's read buffers of the file runs. The
+ * scan drops the trace pages it has read from its mapping as it goes, so
+ * the resident set stays near the budget.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,66 +39,74 @@ void umt_index_build_options_init(umt_index_build_options *o)
 /* ---- the scan ------------------------------------------------------------------------- */
 
 /*
- * A worker's buffer: cap entries (its share of the budget, less a sort
- * scratch of chunk entries). Every chunk entries appended are sorted in
- * place (through the scratch, which stays in the cache) and become a run;
- * a full buffer is spilled, each chunk a run in a scratch file. So the
- * budget holds entries, not entries and their copies, and the merge merges
- * more, shorter runs.
+ * A worker's buffer: slots of chunk entries (its share of the budget, less
+ * a sort scratch of one chunk). Entries are appended to one slot; a full
+ * slot is sorted (through the scratch, swapped with the slot when the
+ * sort ends there) and holds a run, and the next slot is filled. When
+ * every slot holds a run, the oldest run goes to a scratch file and its
+ * slot is filled again. So the budget holds entries, not entries and
+ * their copies; a trace whose entries exceed the budget by a little
+ * spills a little; and at the end every slot still held is a run in
+ * memory.
  */
 struct scan_buf {
 	struct ix_build *b;
-	struct ix_entry *buf, *tmp;
-	size_t n, cap, chunk;
-	size_t sorted;       /* [0, sorted) is sorted, chunk by chunk */
-	size_t *ends, nends; /* the chunks' ends */
+	struct ix_entry **slot; /* nslots, each chunk entries, allocated when first filled */
+	size_t *held;           /* the entries of the run each slot holds (0: none) */
+	struct ix_entry *tmp;   /* the sort's scratch: chunk entries */
+	uint32_t *counts;       /* the sort's counters */
+	size_t nslots, cur, n, chunk; /* slot cur is being filled: n entries */
 	uint64_t accesses;
-	uint64_t undropped;  /* records read since the worker last dropped the trace's pages */
+	uint64_t undropped;     /* records read since the worker last dropped the trace's pages */
 };
 
-#define SORT_CHUNK ((size_t)1 << 19) /* entries: 16 MiB, and as much scratch */
+#define SORT_CHUNK ((size_t)1 << 19) /* entries: 20 MiB, and as much scratch */
 
-/* Sorts the entries appended since the last chunk into a chunk of their own. */
-static void sort_tail(struct scan_buf *s)
+/* Sorts the slot being filled into a run and moves to the next slot. */
+static void close_chunk(struct scan_buf *s)
 {
-	size_t m = s->n - s->sorted;
-	if (m == 0)
+	if (s->n == 0)
 		return;
-	struct ix_entry *from = s->buf + s->sorted, *r = umt__ix_sort(from, s->tmp, m);
-	if (r != from)
-		memcpy(from, r, m * sizeof *r);
-	s->ends[s->nends++] = s->n;
-	s->sorted = s->n;
+	struct ix_entry *r = umt__ix_sort(s->slot[s->cur], s->tmp, s->n, s->counts);
+	if (r != s->slot[s->cur]) { /* the sorted entries are in the scratch: swap them */
+		s->tmp = s->slot[s->cur];
+		s->slot[s->cur] = r;
+	}
+	s->held[s->cur] = s->n;
+	s->n = 0;
+	s->cur = (s->cur + 1) % s->nslots;
 }
 
-static int spill(struct scan_buf *s)
+/* Makes slot cur ready to fill: allocated, its run (the oldest) spilled to a scratch file. */
+static int open_slot(struct scan_buf *s)
 {
-	sort_tail(s);
-	int rc = 0;
-	for (size_t c = 0, from = 0; rc == 0 && c < s->nends; from = s->ends[c++]) {
-		int fd;
-		struct ix_run run;
-		rc = umt__ixb_scratch(s->b, "mem.run", &fd);
-		if (rc == 0)
-			rc = umt__ix_run_write(fd, s->buf + from, s->ends[c] - from, &run);
-		if (rc == 0 && (rc = umt__ixb_add_run(s->b, run)) < 0)
-			umt__ix_run_free(&run);
-	}
-	s->n = s->sorted = s->nends = 0;
+	size_t i = s->cur;
+	if (s->slot[i] == NULL && (s->slot[i] = malloc(s->chunk * sizeof **s->slot)) == NULL)
+		return umt__failf(UMT_E_NOMEM, "index build: out of memory");
+	if (s->held[i] == 0)
+		return 0;
+	int fd;
+	struct ix_run run;
+	int rc = umt__ixb_scratch(s->b, "mem.run", &fd);
+	if (rc == 0)
+		rc = umt__ix_run_write(fd, s->slot[i], s->held[i], &run);
+	if (rc == 0 && (rc = umt__ixb_add_run(s->b, run)) < 0)
+		umt__ix_run_free(&run);
+	s->held[i] = 0;
 	return rc;
 }
 
 static int emit(void *ctx, const struct ix_entry *e)
 {
 	struct scan_buf *s = ctx;
-	if (UMT_UNLIKELY(s->n == s->cap)) {
-		int rc = spill(s);
+	if (UMT_UNLIKELY(s->n == 0)) {
+		int rc = open_slot(s);
 		if (rc < 0)
 			return rc;
 	}
-	s->buf[s->n++] = *e;
-	if (UMT_UNLIKELY(s->n - s->sorted == s->chunk))
-		sort_tail(s);
+	s->slot[s->cur][s->n++] = *e;
+	if (UMT_UNLIKELY(s->n == s->chunk))
+		close_chunk(s);
 	return 0;
 }
 
@@ -158,27 +166,22 @@ static int scan_range(struct scan_buf *s, unsigned k)
 	return rc < 0 ? rc : sections_range(b, k, from, to, 1);
 }
 
-/* The worker's last chunks: kept in memory, each a run; the buffer becomes a block. */
+/* The worker's runs still in slots: kept in memory, each a block of the build's. */
 static int keep(struct scan_buf *s)
 {
-	sort_tail(s);
-	if (s->nends == 0)
-		return 0;
-	struct ix_build *b = s->b;
-	/* the buffer was touched to its capacity by earlier fills: give back the
-	 * tail the runs do not use, so that the resident set is what the runs hold */
-	struct ix_entry *kept = realloc(s->buf, s->n * sizeof *s->buf);
-	if (kept != NULL)
-		s->buf = kept;
-	pthread_mutex_lock(&b->mu);
-	unsigned block = b->nblocks++; /* at most one per worker */
-	b->blocks[block] = s->buf;
-	pthread_mutex_unlock(&b->mu);
-	s->buf = NULL;
+	close_chunk(s);
 	int rc = 0;
-	for (size_t c = 0, from = 0; rc == 0 && c < s->nends; from = s->ends[c++])
-		rc = umt__ixb_add_run(b, (struct ix_run){b->blocks[block] + from, -1,
-		                                         s->ends[c] - from, block, NULL, 0, NULL});
+	for (size_t i = 0; rc == 0 && i < s->nslots; i++) {
+		if (s->held[i] == 0)
+			continue;
+		/* a slot filled in part (the last, or one cut at a range) gives back its tail */
+		struct ix_entry *kept = realloc(s->slot[i], s->held[i] * sizeof **s->slot);
+		if (kept != NULL)
+			s->slot[i] = kept;
+		rc = umt__ixb_add_mem_run(s->b, s->slot[i], s->held[i]);
+		if (rc == 0)
+			s->slot[i] = NULL, s->held[i] = 0; /* the build owns it */
+	}
 	return rc;
 }
 
@@ -216,16 +219,19 @@ static void *scan_main(void *arg)
 	struct scan_buf s = {.b = b};
 	size_t share = (size_t)(b->budget / b->threads / sizeof(struct ix_entry));
 	s.chunk = share / 4 < SORT_CHUNK ? share / 4 : SORT_CHUNK;
-	s.cap = share - s.chunk;
-	s.buf = malloc(s.cap * sizeof *s.buf);
+	s.nslots = (share - s.chunk) / s.chunk;
+	s.slot = calloc(s.nslots, sizeof(struct ix_entry *));
+	s.held = calloc(s.nslots, sizeof *s.held);
 	s.tmp = malloc(s.chunk * sizeof *s.tmp);
-	s.ends = malloc((s.cap / s.chunk + 2 + b->nranges) * sizeof *s.ends); /* + a cut per range */
-	int rc = s.buf && s.tmp && s.ends ? 0 : umt__failf(UMT_E_NOMEM, "index build: out of memory");
+	s.counts = malloc(UMT_IX_SORT_COUNTS * sizeof *s.counts);
+	int rc = s.slot && s.held && s.tmp && s.counts
+	                 ? 0
+	                 : umt__failf(UMT_E_NOMEM, "index build: out of memory");
 	for (unsigned last = 0; rc == 0 && !atomic_load(&b->stop) && claim_range(b, w, &k); last = k) {
 		/* a chunk is sorted by list only, stably: its records must ascend (a range
 		 * taken from another stripe comes before the worker's last) */
 		if (k < last)
-			sort_tail(&s);
+			close_chunk(&s);
 		rc = scan_range(&s, k);
 	}
 	if (rc == 0)
@@ -233,39 +239,40 @@ static void *scan_main(void *arg)
 	atomic_fetch_add(&b->accesses, s.accesses);
 	if (rc < 0)
 		umt__ixb_fail(b, rc);
-	free(s.buf);
+	for (size_t i = 0; s.slot && i < s.nslots; i++)
+		free(s.slot[i]);
+	free(s.slot);
+	free(s.held);
 	free(s.tmp);
-	free(s.ends);
+	free(s.counts);
 	return NULL;
 }
 
 /*
- * When some runs went to files, the merge needs read buffers: the runs kept
- * in memory must leave half the budget. Blocks are spilled, all their runs,
- * and freed until they do.
+ * When some runs went to files, the merge reads them through buffers
+ * (umt__ixb_read_want()), which the runs kept in memory must leave room
+ * for: runs in memory are spilled, each freeing its block, until they do.
  */
 static int spill_blocks(struct ix_build *b)
 {
-	if (b->disk_runs == 0)
-		return 0;
-	for (unsigned k = 0; k < b->nblocks && b->mem_run_bytes > b->budget / 2; k++) {
-		for (size_t i = 0; i < b->nruns; i++) {
-			struct ix_run *r = &b->runs[i];
-			if (r->mem == NULL || r->block != k)
-				continue;
-			struct ix_run run = {0};
-			int fd, rc = umt__ixb_scratch(b, "mem.run", &fd);
-			if (rc == 0)
-				rc = umt__ix_run_write(fd, r->mem, r->count, &run);
-			if (rc < 0)
-				return rc;
-			b->mem_run_bytes -= r->count * sizeof(struct ix_entry);
-			b->disk_runs++;
-			b->temp_bytes += run.end; /* scratch runs start at 0 */
-			*r = run;
-		}
-		free(b->blocks[k]);
-		b->blocks[k] = NULL;
+	for (size_t i = 0; i < b->nruns; i++) {
+		struct ix_run *r = &b->runs[i];
+		if (b->disk_runs == 0 || b->mem_run_bytes <= b->budget - umt__ixb_read_want(b))
+			break;
+		if (r->mem == NULL)
+			continue;
+		struct ix_run run = {0};
+		int fd, rc = umt__ixb_scratch(b, "mem.run", &fd);
+		if (rc == 0)
+			rc = umt__ix_run_write(fd, r->mem, r->count, &run);
+		if (rc < 0)
+			return rc;
+		b->mem_run_bytes -= r->count * sizeof(struct ix_entry);
+		b->disk_runs++;
+		b->temp_bytes += run.end; /* scratch runs start at 0 */
+		free(b->blocks[r->block]);
+		b->blocks[r->block] = NULL;
+		*r = run;
 	}
 	return 0;
 }
@@ -367,8 +374,9 @@ void umt__ixb_release(struct ix_build *b)
 		if (b->secs[i]->build_end && b->section_global[b->secs[i]->bit])
 			b->secs[i]->build_end(b->section_global[b->secs[i]->bit]);
 	}
-	for (unsigned k = 0; k < b->nblocks; k++)
+	for (size_t k = 0; k < b->nblocks; k++)
 		free(b->blocks[k]);
+	free(b->blocks);
 	for (size_t i = 0; i < b->nruns; i++)
 		umt__ix_run_free(&b->runs[i]);
 	free(b->runs);

@@ -68,8 +68,8 @@ struct ix_build {
 	size_t nruns, runs_cap;
 	uint64_t disk_runs, temp_bytes;
 	uint64_t mem_run_bytes; /* bytes of the runs kept in memory after the scan */
-	struct ix_entry *blocks[UMT_IX_MAX_THREADS]; /* the workers' buffers kept for their runs */
-	unsigned nblocks;
+	struct ix_entry **blocks; /* the memory runs' entries, one allocation each (NULL: spilled) */
+	size_t nblocks, blocks_cap;
 	_Atomic int sections_claimed; /* a worker of the merge assembles the sections */
 
 	/* the merge */
@@ -96,6 +96,15 @@ UMT_HIDDEN int umt__ixb_scratch(struct ix_build *b, const char *what, int *fd);
 
 /** Adds a run (thread-safe). @return 0; UMT_E_NOMEM. */
 UMT_HIDDEN int umt__ixb_add_run(struct ix_build *b, struct ix_run run);
+/** Adds a run in memory, @p count entries at @p mem, which the build then owns (thread-safe;
+ * on failure the caller keeps it). @return 0; UMT_E_NOMEM. */
+UMT_HIDDEN int umt__ixb_add_mem_run(struct ix_build *b, struct ix_entry *mem, uint64_t count);
+
+/** What the merge's read buffers of the file runs want: UMT_IX_READ_WANT for each on each
+ * thread, at most half the budget; the runs kept in memory leave it free (merge.c). */
+UMT_HIDDEN uint64_t umt__ixb_read_want(const struct ix_build *b);
+/** What the merge's read buffers get: the budget the runs kept in memory leave (merge.c). */
+UMT_HIDDEN uint64_t umt__ixb_read_budget(const struct ix_build *b);
 
 /**
  * The files of every section but memory, in section order, on the calling

@@ -5,9 +5,10 @@
  * spans two partitions, and the encoding of a page depends only on its
  * postings, so the result does not depend on the partitioning.
  *
- * Memory: the runs the scan kept in memory hold at most half the budget;
- * the merge reads the file runs through read buffers, threads x file runs
- * of them, sized to fit the rest; when there are too many file runs for
+ * Memory: the runs the scan kept in memory leave room for the merge's read
+ * buffers of the file runs (umt__ixb_read_want(): UMT_IX_READ_WANT each, at
+ * most half the budget), threads x file runs of them, sized to fit the
+ * rest of the budget; when there are too many file runs for
  * buffers of at least UMT_IX_CURSOR_MIN bytes, groups of them are first
  * merged into longer ones.
  */
@@ -88,11 +89,15 @@ static int merge_group(struct ix_build *b, const struct ix_run *runs, size_t n, 
 	return rc;
 }
 
-/* The budget left for the merge's read buffers: what the runs kept in memory do not hold. */
-static uint64_t read_budget(const struct ix_build *b)
+uint64_t umt__ixb_read_want(const struct ix_build *b)
 {
-	uint64_t left = b->budget > b->mem_run_bytes ? b->budget - b->mem_run_bytes : 0;
-	return left > b->budget / 2 ? left : b->budget / 2;
+	uint64_t want = (uint64_t)b->threads * b->disk_runs * UMT_IX_READ_WANT;
+	return want < b->budget / 2 ? want : b->budget / 2;
+}
+
+uint64_t umt__ixb_read_budget(const struct ix_build *b)
+{
+	return b->budget > b->mem_run_bytes ? b->budget - b->mem_run_bytes : 0;
 }
 
 /* Puts the memory runs first: [0, mem) in memory, [mem, nruns) in files. */
@@ -111,7 +116,7 @@ static size_t memory_runs_first(struct ix_build *b)
 /* Merges groups of file runs until threads x file runs buffers of UMT_IX_CURSOR_MIN fit. */
 int umt__ixb_reduce_runs(struct ix_build *b)
 {
-	uint64_t budget = read_budget(b);
+	uint64_t budget = umt__ixb_read_budget(b);
 	size_t fan_in = (size_t)(budget / (b->threads * (uint64_t)UMT_IX_CURSOR_MIN));
 	if (fan_in < 2)
 		fan_in = 2;
@@ -244,7 +249,7 @@ static int merge_part(struct ix_build *b, struct ix_part *pt)
 	size_t files = 0;
 	for (size_t i = 0; i < n; i++)
 		files += b->runs[i].mem == NULL;
-	uint64_t cap = read_budget(b) / ((uint64_t)b->threads * (files ? files : 1));
+	uint64_t cap = umt__ixb_read_budget(b) / ((uint64_t)b->threads * (files ? files : 1));
 	if (rc == 0)
 		rc = open_cursors(b->runs, n, from, to, (size_t)cap, c, bufs);
 	if (rc == 0)

@@ -89,7 +89,7 @@ static int write_part(struct ix_build *b, unsigned part, unsigned parts)
 	size_t files = 0;
 	for (size_t i = 0; i < b->nruns; i++)
 		files += b->runs[i].mem == NULL;
-	size_t cap = (size_t)(b->budget / 2 / (files + 1));
+	size_t cap = (size_t)(umt__ixb_read_budget(b) / (files + 1));
 	rc = umt__ixb_merge_runs(b, b->runs, b->nruns, cap, &w);
 	struct ix_run run = {0};
 	uint64_t sum = 0;

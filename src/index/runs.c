@@ -9,16 +9,16 @@
 #include "runs.h"
 
 /*
- * LSD radix sort on the list field, 11 bits a pass, over the range of lists
- * the entries actually hold (max - min): a chunk of a user-mode trace spans
- * about 40 bits of page numbers, 4 passes instead of 5 bytes' worth. Each
- * pass counts its digit and moves the entries, stably, so the (key,
- * locator) order of each list survives. The 2048 counters stay in L1.
+ * LSD radix sort on the list field over the range of lists the entries
+ * actually hold (max - min): a chunk of a user-mode trace spans 28 to 40
+ * bits of page numbers. The digits are as wide as UMT_IX_SORT_DIGIT allows
+ * and as few as the range needs (28 bits: 2 passes of 14, 38: 3 of 13),
+ * and one read of the entries counts every digit at once, so a chunk is
+ * read passes + 1 times and written passes times. Each pass moves the
+ * entries stably, so the (key, locator) order of each list survives.
  */
-#define DIGIT_BITS 11
-#define DIGITS (1u << DIGIT_BITS)
-
-struct ix_entry *umt__ix_sort(struct ix_entry *a, struct ix_entry *tmp, size_t n)
+struct ix_entry *umt__ix_sort(struct ix_entry *a, struct ix_entry *tmp, size_t n,
+                              uint32_t *counts)
 {
 	if (n < 2)
 		return a;
@@ -28,20 +28,29 @@ struct ix_entry *umt__ix_sort(struct ix_entry *a, struct ix_entry *tmp, size_t n
 		hi = a[i].list > hi ? a[i].list : hi;
 	}
 	unsigned bits = hi == lo ? 0 : 64u - (unsigned)__builtin_clzll(hi - lo);
+	if (bits == 0)
+		return a;
+	unsigned passes = (bits + UMT_IX_SORT_DIGIT - 1) / UMT_IX_SORT_DIGIT;
+	unsigned width = (bits + passes - 1) / passes;
+	size_t digits = (size_t)1 << width;
+	uint64_t mask = digits - 1;
+	memset(counts, 0, passes * digits * sizeof *counts);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v = a[i].list - lo;
+		for (unsigned p = 0; p < passes; p++)
+			counts[p * digits + ((v >> (p * width)) & mask)]++;
+	}
 	struct ix_entry *src = a, *dst = tmp;
-	for (unsigned shift = 0; shift < bits; shift += DIGIT_BITS) {
-		size_t count[DIGITS];
-		memset(count, 0, sizeof count);
-		for (size_t i = 0; i < n; i++)
-			count[((src[i].list - lo) >> shift) & (DIGITS - 1)]++;
-		size_t sum = 0;
-		for (unsigned v = 0; v < DIGITS; v++) {
-			size_t k = count[v];
-			count[v] = sum;
+	for (unsigned p = 0; p < passes; p++) {
+		uint32_t sum = 0, *c = counts + p * digits;
+		for (size_t v = 0; v < digits; v++) {
+			uint32_t k = c[v];
+			c[v] = sum;
 			sum += k;
 		}
+		unsigned shift = p * width;
 		for (size_t i = 0; i < n; i++)
-			dst[count[((src[i].list - lo) >> shift) & (DIGITS - 1)]++] = src[i];
+			dst[c[((src[i].list - lo) >> shift) & mask]++] = src[i];
 		struct ix_entry *t = src;
 		src = dst;
 		dst = t;

@@ -18,13 +18,18 @@ static inline bool umt__ix_entry_less(const struct ix_entry *a, const struct ix_
 	return a->locator < b->locator;
 }
 
+/** The widest digit of umt__ix_sort(), in bits, and the counters it needs (runs.c). */
+#define UMT_IX_SORT_DIGIT 14u
+#define UMT_IX_SORT_COUNTS ((size_t)4 << UMT_IX_SORT_DIGIT) /* 4 passes at most of 14 bits */
+
 /**
- * Sorts @p n entries by list, stably: entries extracted in record order are
- * in (key, locator) order already, so the result is in entry order. Uses
- * @p tmp (n entries) as scratch; returns the array holding the result
- * (@p a or @p tmp).
+ * Sorts @p n (< 2^32) entries by list, stably: entries extracted in record
+ * order are in (key, locator) order already, so the result is in entry
+ * order. Uses @p tmp (n entries) and @p counts (UMT_IX_SORT_COUNTS) as
+ * scratch; returns the array holding the result (@p a or @p tmp).
  */
-UMT_HIDDEN struct ix_entry *umt__ix_sort(struct ix_entry *a, struct ix_entry *tmp, size_t n);
+UMT_HIDDEN struct ix_entry *umt__ix_sort(struct ix_entry *a, struct ix_entry *tmp, size_t n,
+                                         uint32_t *counts);
 
 /*
  * A sorted run: in memory (mem != NULL), or in a scratch file, compressed:
@@ -111,6 +116,9 @@ struct ix_cursor {
 
 /** Bytes a cursor's buffer needs at least. */
 #define UMT_IX_CURSOR_MIN (64u << 10)
+/** Bytes a cursor's buffer of a file run gets when the budget allows: reads long enough
+ * that a disk streams them. */
+#define UMT_IX_READ_WANT ((uint64_t)4 << 20)
 
 /** Positions @p c on [from, to) of @p r with a buffer @p buf of @p cap bytes (>= UMT_IX_CURSOR_MIN). */
 UMT_HIDDEN int umt__ix_cursor_init(struct ix_cursor *c, const struct ix_run *r, uint64_t from,

@@ -55,6 +55,28 @@ int umt__ixb_add_run(struct ix_build *b, struct ix_run run)
 	return rc;
 }
 
+int umt__ixb_add_mem_run(struct ix_build *b, struct ix_entry *mem, uint64_t count)
+{
+	int rc = 0;
+	pthread_mutex_lock(&b->mu);
+	if (b->nblocks == b->blocks_cap) {
+		size_t cap = b->blocks_cap ? 2 * b->blocks_cap : 16;
+		struct ix_entry **p = realloc(b->blocks, cap * sizeof(struct ix_entry *));
+		if (p == NULL)
+			rc = umt__failf(UMT_E_NOMEM, "index build: out of memory");
+		else
+			b->blocks = p, b->blocks_cap = cap;
+	}
+	size_t block = b->nblocks;
+	if (rc == 0)
+		b->blocks[b->nblocks++] = mem;
+	pthread_mutex_unlock(&b->mu);
+	if (rc == 0 && (rc = umt__ixb_add_run(b, (struct ix_run){mem, -1, count, (unsigned)block,
+	                                                         NULL, 0, NULL})) < 0)
+		b->blocks[block] = NULL; /* the caller keeps it */
+	return rc;
+}
+
 static void report(struct ix_build *b, int phase, uint64_t done, uint64_t total)
 {
 	if (b->o.on_progress)
