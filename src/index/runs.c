@@ -385,32 +385,50 @@ int umt__ix_run_load(struct ix_run *r, uint64_t start, uint64_t *sum)
 
 /* ---- the merge heap ------------------------------------------------------------------ */
 
+static inline bool slot_less(const struct ix_merge_slot *a, const struct ix_merge_slot *b)
+{
+	if (a->list != b->list)
+		return a->list < b->list;
+	if (a->key != b->key)
+		return a->key < b->key;
+	return a->locator < b->locator;
+}
+
+static inline void slot_load(struct ix_merge_slot *s)
+{
+	const struct ix_entry *e = s->c->cur;
+	s->list = e->list, s->key = e->key, s->locator = e->locator;
+}
+
+/* Moves the slot at @p i down to its place (the hole moves, the slot is written once). */
 static void sift_down(struct ix_merge *m, size_t i)
 {
+	struct ix_merge_slot x = m->heap[i];
 	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, s = i;
-		if (l < m->n && umt__ix_entry_less(m->heap[l]->cur, m->heap[s]->cur))
-			s = l;
-		if (r < m->n && umt__ix_entry_less(m->heap[r]->cur, m->heap[s]->cur))
-			s = r;
-		if (s == i)
-			return;
-		struct ix_cursor *t = m->heap[i];
+		size_t l = 2 * i + 1, s = l;
+		if (l >= m->n)
+			break;
+		if (l + 1 < m->n && slot_less(&m->heap[l + 1], &m->heap[l]))
+			s = l + 1;
+		if (!slot_less(&m->heap[s], &x))
+			break;
 		m->heap[i] = m->heap[s];
-		m->heap[s] = t;
 		i = s;
 	}
+	m->heap[i] = x;
 }
 
 int umt__ix_merge_init(struct ix_merge *m, struct ix_cursor *c, size_t n)
 {
 	m->n = 0;
-	m->heap = malloc((n ? n : 1) * sizeof(struct ix_cursor *));
+	m->heap = malloc((n ? n : 1) * sizeof *m->heap);
 	if (m->heap == NULL)
 		return umt__failf(UMT_E_NOMEM, "index build: out of memory");
 	for (size_t i = 0; i < n; i++)
-		if (c[i].cur)
-			m->heap[m->n++] = &c[i];
+		if (c[i].cur) {
+			m->heap[m->n].c = &c[i];
+			slot_load(&m->heap[m->n++]);
+		}
 	for (size_t i = m->n / 2; i-- > 0;)
 		sift_down(m, i);
 	return 0;
@@ -418,11 +436,13 @@ int umt__ix_merge_init(struct ix_merge *m, struct ix_cursor *c, size_t n)
 
 int umt__ix_merge_pop(struct ix_merge *m)
 {
-	int rc = umt__ix_cursor_next(m->heap[0]);
+	int rc = umt__ix_cursor_next(m->heap[0].c);
 	if (rc < 0)
 		return rc;
-	if (m->heap[0]->cur == NULL)
+	if (m->heap[0].c->cur == NULL)
 		m->heap[0] = m->heap[--m->n];
+	else
+		slot_load(&m->heap[0]);
 	if (m->n)
 		sift_down(m, 0);
 	return 0;

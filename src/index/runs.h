@@ -127,8 +127,17 @@ UMT_HIDDEN int umt__ix_cursor_init(struct ix_cursor *c, const struct ix_run *r, 
 UMT_HIDDEN int umt__ix_cursor_next(struct ix_cursor *c);
 
 /** A k-way merge of cursors, smallest entry first. */
+/* A cursor in the merge's heap with its current entry's order fields beside it: a
+ * comparison reads the heap, not two cursors and their entries. */
+struct ix_merge_slot {
+	uint64_t list, key;
+	uint32_t locator;
+	uint32_t pad;
+	struct ix_cursor *c;
+};
+
 struct ix_merge {
-	struct ix_cursor **heap;
+	struct ix_merge_slot *heap;
 	size_t n;
 };
 
@@ -137,7 +146,7 @@ UMT_HIDDEN int umt__ix_merge_init(struct ix_merge *m, struct ix_cursor *c, size_
 /** The smallest entry, or NULL when every cursor is done. */
 static inline const struct ix_entry *umt__ix_merge_top(const struct ix_merge *m)
 {
-	return m->n ? m->heap[0]->cur : NULL;
+	return m->n ? m->heap[0].c->cur : NULL;
 }
 /** Consumes the smallest entry. @return 0; UMT_E_IO. */
 UMT_HIDDEN int umt__ix_merge_pop(struct ix_merge *m);
