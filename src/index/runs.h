@@ -20,7 +20,8 @@ static inline bool umt__ix_entry_less(const struct ix_entry *a, const struct ix_
 
 /** The widest digit of umt__ix_sort(), in bits, and the counters it needs (runs.c). */
 #define UMT_IX_SORT_DIGIT 14u
-#define UMT_IX_SORT_COUNTS ((size_t)4 << UMT_IX_SORT_DIGIT) /* 4 passes at most of 14 bits */
+/* the most a sort's digits take: 4 passes of 14 bits (5 passes are of 13) */
+#define UMT_IX_SORT_COUNTS ((size_t)4 << UMT_IX_SORT_DIGIT)
 
 /**
  * Sorts @p n (< 2^32) entries by list, stably: entries extracted in record
@@ -126,7 +127,6 @@ UMT_HIDDEN int umt__ix_cursor_init(struct ix_cursor *c, const struct ix_run *r, 
 /** Moves to the next entry (cur NULL at the end). @return 0; UMT_E_IO, UMT_E_CORRUPT. */
 UMT_HIDDEN int umt__ix_cursor_next(struct ix_cursor *c);
 
-/** A k-way merge of cursors, smallest entry first. */
 /* A cursor in the merge's heap with its current entry's order fields beside it: a
  * comparison reads the heap, not two cursors and their entries. */
 struct ix_merge_slot {
@@ -136,6 +136,7 @@ struct ix_merge_slot {
 	struct ix_cursor *c;
 };
 
+/** A k-way merge of cursors, smallest entry first. */
 struct ix_merge {
 	struct ix_merge_slot *heap;
 	size_t n;
