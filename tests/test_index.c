@@ -31,6 +31,7 @@
 
 #include "check.h"
 #include "commit.h"
+#include "index/runs.h"
 #include "gen/jsonl.h"
 #include "umtrace/index.h"
 
@@ -540,6 +541,67 @@ static void expect_same_files(const char *a, const char *b)
 		assert_memory_equal(x, y, na);
 		free(x), free(y), free(names[i] - 1);
 	}
+}
+
+/* ---- the build's sort, against a stable sort by brute force --------------------------- */
+
+static uint64_t sort_rnd_state = 0x9e3779b97f4a7c15ull;
+static uint64_t sort_rnd(void)
+{
+	sort_rnd_state ^= sort_rnd_state << 13;
+	sort_rnd_state ^= sort_rnd_state >> 7;
+	sort_rnd_state ^= sort_rnd_state << 17;
+	return sort_rnd_state;
+}
+
+/* By list, then key: keys are the entries' original positions, so this is the stable order. */
+static int by_list_then_key(const void *a, const void *b)
+{
+	const struct ix_entry *x = a, *y = b;
+	if (x->list != y->list)
+		return x->list < y->list ? -1 : 1;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* List ranges of 0 to 64 bits (1 to 5 passes, digits of 1 to 14 bits), lists drawn from
+ * few or many values, keys ascending as the scan extracts them: the sort must give the
+ * (list, key) order. */
+static void test_sort_ranges(void **state)
+{
+	(void)state;
+	static const unsigned bits[] = {0, 1, 5, 14, 15, 28, 29, 38, 42, 43, 56, 57, 63, 64};
+	size_t n = 5000;
+	struct ix_entry *a = calloc(n, sizeof *a), *tmp = calloc(n, sizeof *tmp);
+	struct ix_entry *want = calloc(n, sizeof *want);
+	uint32_t *counts = malloc(UMT_IX_SORT_COUNTS * sizeof *counts);
+	assert_non_null(a), assert_non_null(tmp), assert_non_null(want), assert_non_null(counts);
+	for (size_t k = 0; k < sizeof bits / sizeof bits[0]; k++) {
+		for (int few = 0; few < 2; few++) {
+			uint64_t base = sort_rnd(), span = bits[k] == 64 ? UINT64_MAX
+			                                 : ((uint64_t)1 << bits[k]) - 1;
+			if (bits[k] == 64)
+				base = 0;
+			else if (base > UINT64_MAX - span)
+				base -= span;
+			for (size_t i = 0; i < n; i++) {
+				uint64_t r = few ? sort_rnd() % 7 * (span / 6) : sort_rnd();
+				a[i].list = base + (span == UINT64_MAX ? r : r % (span + 1));
+				a[i].key = i; /* ascending, as extracted */
+				a[i].locator = (uint32_t)(i * 31);
+			}
+			if (n > 1) /* the range's both ends present */
+				a[0].list = base, a[1].list = base + span;
+			memcpy(want, a, n * sizeof *a);
+			qsort(want, n, sizeof *want, by_list_then_key);
+			const struct ix_entry *got = umt__ix_sort(a, tmp, n, counts);
+			for (size_t i = 0; i < n; i++) {
+				assert_int_equal(got[i].list, want[i].list);
+				assert_int_equal(got[i].key, want[i].key);
+				assert_int_equal(got[i].locator, want[i].locator);
+			}
+		}
+	}
+	free(a), free(tmp), free(want), free(counts);
 }
 
 static void test_same_bytes(void **state)
@@ -1218,6 +1280,7 @@ int main(void)
 		cmocka_unit_test(test_edges),
 		cmocka_unit_test(test_generated_2015),
 		cmocka_unit_test(test_generated_2014),
+		cmocka_unit_test(test_sort_ranges),
 		cmocka_unit_test(test_same_bytes),
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_stale_and_missing),

@@ -387,11 +387,7 @@ int umt__ix_run_load(struct ix_run *r, uint64_t start, uint64_t *sum)
 
 static inline bool slot_less(const struct ix_merge_slot *a, const struct ix_merge_slot *b)
 {
-	if (a->list != b->list)
-		return a->list < b->list;
-	if (a->key != b->key)
-		return a->key < b->key;
-	return a->locator < b->locator;
+	return umt__ix_order_less(a->list, a->key, a->locator, b->list, b->key, b->locator);
 }
 
 static inline void slot_load(struct ix_merge_slot *s)

@@ -8,14 +8,20 @@
 
 #include "ixint.h"
 
-/** Order of entries: list, then key, then locator (a total order). */
+/** Order of entries by their (list, key, locator), a total order. */
+static inline bool umt__ix_order_less(uint64_t al, uint64_t ak, uint32_t aloc, uint64_t bl,
+                                      uint64_t bk, uint32_t bloc)
+{
+	if (al != bl)
+		return al < bl;
+	if (ak != bk)
+		return ak < bk;
+	return aloc < bloc;
+}
+
 static inline bool umt__ix_entry_less(const struct ix_entry *a, const struct ix_entry *b)
 {
-	if (a->list != b->list)
-		return a->list < b->list;
-	if (a->key != b->key)
-		return a->key < b->key;
-	return a->locator < b->locator;
+	return umt__ix_order_less(a->list, a->key, a->locator, b->list, b->key, b->locator);
 }
 
 /** The widest digit of umt__ix_sort(), in bits, and the counters it needs (runs.c). */
