@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -1076,6 +1077,55 @@ static void test_killed_build(void **state)
 	free(dir), free(trace), free(idx);
 }
 
+/* Points regs.ckpt's temporary at /dev/full once created: its writes then fail. */
+static void full_hook(enum umt_commit_step step, const char *name)
+{
+	if (step != UMT_COMMIT_CREATED || strcmp(name, "regs.ckpt") != 0)
+		return;
+	DIR *d = opendir("/proc/self/fd");
+	assert_non_null(d);
+	int full = open("/dev/full", O_WRONLY | O_CLOEXEC), done = 0;
+	for (struct dirent *e; full >= 0 && (e = readdir(d)) != NULL;) {
+		char link[320], target[4096];
+		snprintf(link, sizeof link, "/proc/self/fd/%s", e->d_name);
+		ssize_t n = readlink(link, target, sizeof target - 1);
+		target[n > 0 ? n : 0] = 0;
+		if (n > 0 && strstr(target, "/.regs.ckpt") != NULL)
+			done += dup2(full, (int)strtol(e->d_name, NULL, 10)) >= 0;
+	}
+	closedir(d);
+	close(full);
+	assert_int_equal(done, 1);
+}
+
+/* On two threads the sections are assembled in a thread of their own beside the memory
+ * section's last phase (src/index/assemble.c): its failure fails the build with its own
+ * message, and nothing is committed. */
+static void test_section_thread_fails(void **state)
+{
+	(void)state;
+	char *dir = fx_tmpdir(), *trace = fx_path(dir, "t"), *idx = fx_path(dir, "i");
+	fx_umtgen(trace, "--records 20000 --threads 3 --seed 5");
+	umt_trace *t = fx_must_open_dir(trace);
+	umt_index_build_options o;
+	umt_index_build_options_init(&o);
+	o.threads = 2;
+	umt__commit_hook = full_hook;
+	int rc = umt_index_build(t, idx, &o, NULL);
+	umt__commit_hook = NULL;
+	assert_int_equal(rc, UMT_E_IO);
+	assert_non_null(strstr(umt_errmsg(), "No space left on device"));
+	umt_index *ix = NULL;
+	assert_true(umt_index_open(t, idx, &ix) < 0); /* no index: nothing committed */
+	assert_int_equal(umt_index_build(t, idx, &o, NULL), 0); /* the next build is whole */
+	assert_int_equal(umt_index_open(t, idx, &ix), 0);
+	assert_int_equal(umt_index_verify(ix), 0);
+	umt_index_close(ix);
+	umt_trace_close(t);
+	fx_rmtree(dir);
+	free(dir), free(trace), free(idx);
+}
+
 
 /* ---- against umtgen's ground truth (docs/umtgen.md) ------------------------------------ */
 
@@ -1287,6 +1337,7 @@ int main(void)
 		cmocka_unit_test(test_parts_same_bytes),
 		cmocka_unit_test(test_parts_errors),
 		cmocka_unit_test(test_killed_build),
+		cmocka_unit_test(test_section_thread_fails),
 		cmocka_unit_test(test_truth),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

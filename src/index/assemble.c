@@ -1,12 +1,20 @@
 /*
  * libumtrace - the last phase of an index build: the partitions' streams
  * concatenated into mem.post and mem.skip, mem.dir written with the final
- * offsets and its top index, index.umti filled in, and everything
- * committed (src/commit.c: index.umti is the commit record, renamed last).
+ * offsets and its top index, the other sections' files assembled from
+ * what the scan left, index.umti filled in, and everything committed
+ * (src/commit.c: index.umti is the commit record, renamed last).
+ *
+ * On two threads and more the sections are assembled in a thread of their
+ * own beside the concatenation, which waits on the file system more than
+ * it takes a core (on a disk, 0.35 s for a 320 MiB index, while the
+ * registers' assembly took 0.1 s of the merge's time on 30 M records).
  */
 /* copy_file_range() is a GNU extension: the only one the index uses */
 #define _GNU_SOURCE /* NOLINT(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp) */
 #include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -152,7 +160,7 @@ static int create_files(struct ix_build *b, int fds[IX_F_COUNT + 1])
 }
 
 /* Every section's files and info block. */
-int umt__ixb_assemble_sections(struct ix_build *b)
+static int assemble_sections(struct ix_build *b)
 {
 	int rc = 0;
 	for (unsigned i = 0; rc == 0 && i < b->nsections; i++) {
@@ -163,6 +171,45 @@ int umt__ixb_assemble_sections(struct ix_build *b)
 	return rc;
 }
 
+/* The sections' assembly as a thread: its result, and its message (errors are the
+ * thread's own). */
+struct sections_job {
+	struct ix_build *b;
+	pthread_t tid;
+	int rc;
+	char message[512];
+};
+
+static void *sections_main(void *arg)
+{
+	struct sections_job *j = arg;
+	j->rc = assemble_sections(j->b);
+	if (j->rc < 0)
+		snprintf(j->message, sizeof j->message, "%s", umt_errmsg());
+	return NULL;
+}
+
+/* Starts the sections' assembly beside the caller's work when the build has threads to
+ * spare, else does it now. @return whether a thread took it (joined by sections_join()). */
+static bool sections_start(struct ix_build *b, struct sections_job *j, int *rc)
+{
+	j->b = b;
+	j->rc = 0;
+	if (b->nsections > 0 && b->threads > 1 && pthread_create(&j->tid, NULL, sections_main, j) == 0)
+		return true;
+	*rc = assemble_sections(b);
+	return false;
+}
+
+/* Waits for the thread sections_start() started; @p rc is the caller's result so far. */
+static int sections_join(struct sections_job *j, int rc)
+{
+	pthread_join(j->tid, NULL);
+	if (rc == 0 && j->rc < 0)
+		rc = umt__failf(j->rc, "%s", j->message);
+	return rc;
+}
+
 int umt__ixb_assemble(struct ix_build *b)
 {
 	int fds[IX_F_COUNT + 1];
@@ -170,8 +217,8 @@ int umt__ixb_assemble(struct ix_build *b)
 	static const char *const magic[IX_F_COUNT] = {"UMTIXDIR", "UMTIXPST", "UMTIXSKP"};
 	for (int f = 0; rc == 0 && f < IX_F_COUNT; f++)
 		rc = umt__ixb_file_header(b, fds[f], magic[f]);
-	if (rc == 0 && !b->sections_assembled) /* done by the merge (merge.c) */
-		rc = umt__ixb_assemble_sections(b);
+	struct sections_job job;
+	bool beside = rc == 0 && sections_start(b, &job, &rc);
 	uint64_t *post_base = calloc(b->nparts + 1, sizeof *post_base);
 	uint64_t *skip_base = calloc(b->nparts + 1, sizeof *skip_base);
 	uint64_t post_at = 64, skips = 0, pages = 0;
@@ -197,6 +244,8 @@ int umt__ixb_assemble(struct ix_build *b)
 		rc = write_dir(b, fds[IX_F_DIR], pages, post_base, skip_base, top);
 	uint64_t sizes[IX_F_COUNT] = {64 + top_count * 8 + pages * sizeof(umt_ix_page_entry),
 	                              post_at, 64 + skips * sizeof(umt_ix_skip_entry)};
+	if (beside) /* before the header: it holds the sections' files and info */
+		rc = sections_join(&job, rc);
 	if (rc == 0)
 		rc = write_header(b, fds[IX_F_COUNT], sizes, pages, top_count, skips);
 	free(post_base);

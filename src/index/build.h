@@ -54,7 +54,6 @@ struct ix_build {
 	uint64_t *bounds;
 	unsigned nranges, first_range, end_range;
 	bool no_postings; /* sections only: the postings come from parts (parts.c) */
-	bool sections_assembled; /* by the merge's first worker (merge.c) */
 	/* the parts a merge reads (parts.c): their descriptors and names (for messages) */
 	int *input_fds;
 	char **input_names;
@@ -70,7 +69,6 @@ struct ix_build {
 	uint64_t mem_run_bytes; /* bytes of the runs kept in memory after the scan */
 	struct ix_entry **blocks; /* the memory runs' entries, one allocation each (NULL: spilled) */
 	size_t nblocks, blocks_cap;
-	_Atomic int sections_claimed; /* a worker of the merge assembles the sections */
 
 	/* the merge */
 	struct ix_part *parts;
@@ -106,13 +104,6 @@ UMT_HIDDEN uint64_t umt__ixb_read_want(const struct ix_build *b);
 /** What the merge's read buffers get: the budget the runs kept in memory leave (merge.c). */
 UMT_HIDDEN uint64_t umt__ixb_read_budget(const struct ix_build *b);
 
-/**
- * The files of every section but memory, in section order, on the calling
- * thread (the first worker of the merge: they overlap the memory merge).
- * @return 0; errors.
- */
-UMT_HIDDEN int umt__ixb_assemble_sections(struct ix_build *b);
-
 /** Runs @p fn on b->threads threads, reporting @p phase progress from this one. */
 UMT_HIDDEN int umt__ixb_parallel(struct ix_build *b, void *(*fn)(void *), int phase,
                                  _Atomic uint64_t *done, uint64_t total);
@@ -143,7 +134,8 @@ UMT_HIDDEN int umt__ixb_merge_runs(struct ix_build *b, const struct ix_run *runs
 /** merge.c: merges every run into the partitions' streams. */
 UMT_HIDDEN int umt__ixb_merge(struct ix_build *b);
 
-/** assemble.c: writes mem.dir, mem.post, mem.skip and index.umti, and commits. */
+/** assemble.c: writes mem.dir, mem.post, mem.skip, the other sections' files (beside
+ * them on a thread of their own when b->threads > 1) and index.umti, and commits. */
 UMT_HIDDEN int umt__ixb_assemble(struct ix_build *b);
 
 #endif

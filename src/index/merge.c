@@ -266,23 +266,10 @@ static int merge_part(struct ix_build *b, struct ix_part *pt)
 	return rc;
 }
 
-/*
- * A worker of the merge: the first to start assembles the other sections'
- * files (serial work, the longest task: first), then every worker merges
- * partitions until none is left. On one thread that is the order of old;
- * on more, the sections' assembly no longer waits for the merge.
- */
+/* A worker of the merge: merges partitions until none is left. */
 static void *merge_main(void *arg)
 {
 	struct ix_build *b = arg;
-	if (atomic_exchange(&b->sections_claimed, 1) == 0) {
-		int rc = umt__ixb_assemble_sections(b);
-		if (rc < 0) {
-			umt__ixb_fail(b, rc);
-			return NULL;
-		}
-		b->sections_assembled = true; /* read after the workers are joined */
-	}
 	while (!atomic_load(&b->stop)) {
 		unsigned p = atomic_fetch_add(&b->next_part, 1);
 		if (p >= b->nparts)

@@ -218,8 +218,7 @@ static int items(struct ra *g, const struct rb_chunk *c)
 		if (umt__rs_decode(enc, n, record, &g->rel) < 0)
 			return spill_corrupt();
 		if ((rc = composed(g, thread, &start)) == 0) {
-			umt__rs_copy(&g->tmp, start);
-			umt__rs_compose(&g->tmp, &g->rel);
+			umt__rs_compose(&g->tmp, start, &g->rel);
 			rc = emit(g, thread, record, &g->tmp);
 		}
 	}
@@ -258,7 +257,7 @@ static int range_end(struct ra *g, const struct rb_range *r)
 			return spill_corrupt();
 		if ((rc = composed(g, row[0], &s)) < 0)
 			break;
-		umt__rs_compose(s, &g->rel);
+		umt__rs_compose(s, s, &g->rel);
 		if (at_end)
 			rc = emit(g, row[0], row[3], s);
 	}

@@ -19,8 +19,9 @@
 size_t umt__rs_encoded_max(uint32_t size)
 {
 	/* a run per byte at worst (1 + 5 varints of 10 bytes), a group per byte, a
-	 * value and a pending value per byte, the flags */
-	return (size_t)size * (51 + 20 + 2) + 16;
+	 * value and a pending value per byte, the flags; then the values gathered
+	 * (encode_values()'s scratch, past the encoding's end) */
+	return (size_t)size * (51 + 20 + 2) + 16 + size;
 }
 
 static inline uint64_t enc_record(uint64_t v, uint64_t x)
@@ -76,57 +77,62 @@ static uint32_t run_end(const struct rstate *s, uint32_t a, uint32_t b)
 	return b;
 }
 
-/* The first known byte at or after @p b (unknown registers are long runs:
- * skipped 8 bytes at a time). */
-static inline uint32_t next_known(const struct rstate *s, uint32_t b)
+/* The values of the known bytes of @p s, in order, into @p out (8 bytes at a time where
+ * all 8 are known: registers are). @return their number. */
+static uint32_t gather_known(const struct rstate *s, uint8_t *out)
 {
-	uint64_t k;
-	while (b + 8 <= s->size && (memcpy(&k, s->known + b, 8), k == 0))
-		b += 8;
-	while (b < s->size && !s->known[b])
-		b++;
-	return b;
+	uint32_t n = 0, b = 0;
+	for (; b + 8 <= s->size; b += 8) {
+		uint64_t k;
+		memcpy(&k, s->known + b, 8);
+		if (k == 0x0101010101010101ull) {
+			memcpy(out + n, s->val + b, 8);
+			n += 8;
+		} else if (k != 0) {
+			for (uint32_t i = b; i < b + 8; i++)
+				if (s->known[i])
+					out[n++] = s->val[i];
+		}
+	}
+	for (; b < s->size; b++)
+		if (s->known[b])
+			out[n++] = s->val[b];
+	return n;
 }
 
-/* Whether bytes [b, b + 8) are all known and zero. */
-static inline bool known_zeros8(const struct rstate *s, uint32_t b)
+/* The zero bytes of [p, p + n) from its start. */
+static uint32_t zeros_at(const uint8_t *p, uint32_t n)
 {
-	uint64_t k, v;
-	if (b + 8 > s->size)
-		return false;
-	memcpy(&k, s->known + b, 8);
-	memcpy(&v, s->val + b, 8);
-	return k == 0x0101010101010101ull && v == 0;
+	uint32_t i = 0;
+	uint64_t w;
+	while (i + 8 <= n && (memcpy(&w, p + i, 8), w == 0))
+		i += 8;
+	while (i < n && p[i] == 0)
+		i++;
+	return i;
 }
 
-/* The known bytes' values: zero runs counted, the rest literal. */
-static size_t encode_values(const struct rstate *s, uint8_t *out)
+/* The known bytes' values (gathered in @p tmp, DumpSize bytes): zero runs counted, the
+ * rest literal. */
+static size_t encode_values(const struct rstate *s, uint8_t *tmp, uint8_t *out)
 {
 	size_t n = 0;
-	for (uint32_t b = next_known(s, 0); b < s->size;) {
-		uint64_t zeros = 0, lits = 0, seen = 0;
-		while (b < s->size && s->val[b] == 0) {
-			if (known_zeros8(s, b)) { /* a zero register */
-				zeros += 8;
-				b = next_known(s, b + 8);
-			} else {
-				zeros++;
-				b = next_known(s, b + 1);
-			}
-		}
+	uint32_t m = gather_known(s, tmp);
+	for (uint32_t b = 0; b < m;) {
+		uint32_t zeros = zeros_at(tmp + b, m - b), lits = 0, zrun = 0;
+		b += zeros;
 		/* literals run through fewer than 3 zeros in a row (a group costs 2 bytes),
 		 * and end on a nonzero byte */
-		unsigned zrun = 0;
-		for (uint32_t k = b; k < s->size && zrun < 3; k = next_known(s, k + 1)) {
-			zrun = s->val[k] == 0 ? zrun + 1 : 0;
-			seen++;
-			if (s->val[k] != 0)
-				lits = seen;
+		for (uint32_t k = b; k < m && zrun < 3; k++) {
+			zrun = tmp[k] == 0 ? zrun + 1 : 0;
+			if (tmp[k] != 0)
+				lits = k - b + 1;
 		}
 		n += umt__put_varint(out + n, zeros);
 		n += umt__put_varint(out + n, lits);
-		for (uint64_t l = 0; l < lits; l++, b = next_known(s, b + 1))
-			out[n++] = s->val[b];
+		memcpy(out + n, tmp + b, lits);
+		n += lits;
+		b += lits;
 	}
 	return n;
 }
@@ -148,7 +154,7 @@ size_t umt__rs_encode(struct rstate *s, uint64_t record, uint8_t *out)
 			n += umt__put_varint(out + n, enc_record(s->pend[b], record));
 		b = e;
 	}
-	n += encode_values(s, out + n);
+	n += encode_values(s, out + umt__rs_encoded_max(s->size) - s->size, out + n);
 	for (uint32_t b = 0; s->pend && b < s->size; b++)
 		if (s->pend[b] != RS_UNSET)
 			out[n++] = s->pval[b];
@@ -175,15 +181,15 @@ static bool decode_runs(const uint8_t **p, const uint8_t *end, uint64_t x, bool 
 		uint8_t known = head & 1;
 		if (known && (v[0] == UMT_NO_RECORD || v[0] == RS_UNSET))
 			return false; /* a known byte has a source */
-		for (uint32_t k = b; k < b + len; k++) {
-			s->known[k] = known;
-			s->val[k] = 0;
-			s->src[k] = v[0];
-			if (s->track)
-				s->lw[k] = v[1], s->lc[k] = v[2];
-			if (s->pend)
-				s->pend[k] = v[fields - 1];
+		memset(s->known + b, known, len);
+		memset(s->val + b, 0, len);
+		umt__rs_fill(s->src + b, v[0], len);
+		if (s->track) {
+			umt__rs_fill(s->lw + b, v[1], len);
+			umt__rs_fill(s->lc + b, v[2], len);
 		}
+		if (s->pend)
+			umt__rs_fill(s->pend + b, v[fields - 1], len);
 		*known_count += known * (uint64_t)len;
 		b += len;
 	}

@@ -79,9 +79,9 @@ UMT_HIDDEN void umt__rs_clear(struct rstate *s);
 UMT_HIDDEN void umt__rs_flatten(struct rstate *s);
 /** Copies @p from into @p to (same size; the fields both keep). */
 UMT_HIDDEN void umt__rs_copy(struct rstate *to, const struct rstate *from);
-/** The state after a range: @p abs (absolute) followed by @p rel (relative to it, flat:
- * decoded). */
-UMT_HIDDEN void umt__rs_compose(struct rstate *abs, const struct rstate *rel);
+/** Into @p out, the state after a range: @p abs (absolute) followed by @p rel (relative
+ * to it, flat: decoded). @p out may be @p abs; else it is of the same size and fields. */
+UMT_HIDDEN void umt__rs_compose(struct rstate *out, struct rstate *abs, const struct rstate *rel);
 
 /* ---- how records change the register file (regapply.c) ------------------------ */
 
@@ -370,7 +370,8 @@ UMT_HIDDEN bool umt__regs_place(const struct regctx *c, int reg, bool mode64, ui
 
 /* ---- checkpoints (regcodec.c) ------------------------------------------------------- */
 
-/** The largest encoding of a state of @p size bytes. */
+/** The buffer umt__rs_encode() needs for a state of @p size bytes: the largest encoding,
+ * then the scratch it uses past it. */
 UMT_HIDDEN size_t umt__rs_encoded_max(uint32_t size);
 
 /**

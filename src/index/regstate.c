@@ -114,27 +114,44 @@ void umt__rs_copy(struct rstate *to, const struct rstate *from)
 	to->flc = from->flc;
 }
 
-void umt__rs_compose(struct rstate *abs, const struct rstate *rel)
+/* The records of @p out: those of @p abs followed by @p rel (both flat). The arrays
+ * are taken into locals once: byte stores could otherwise alias the structures and
+ * make the compiler reload every pointer after each. */
+static void compose_records(struct rstate *out, const struct rstate *abs,
+                            const struct rstate *rel)
+{
+	const uint64_t *rlw = rel->lw, *rlc = rel->lc, *pend = rel->pend;
+	const uint64_t *alw = abs->lw, *alc = abs->lc;
+	const uint8_t *aval = abs->val, *aknown = abs->known, *pval = rel->pval;
+	uint64_t *olw = out->lw, *olc = out->lc;
+	for (uint32_t b = 0, n = out->size; b < n; b++) {
+		uint64_t lc = rlc[b], lw = rlw[b], p = pend[b];
+		/* a pending first write is decided now that the value before is known */
+		bool changed = p != RS_UNSET && (!aknown[b] || aval[b] != pval[b]);
+		olc[b] = lc != RS_UNSET ? lc : changed ? p : alc[b];
+		olw[b] = lw != RS_UNSET ? lw : alw[b];
+	}
+}
+
+void umt__rs_compose(struct rstate *out, struct rstate *abs, const struct rstate *rel)
 {
 	umt__rs_flatten(abs);
-	for (uint32_t b = 0; b < abs->size; b++) {
-		if (abs->track) {
-			uint64_t lc = rel->lc[b], lw = rel->lw[b];
-			if (lc != RS_UNSET)
-				abs->lc[b] = lc;
-			else if (rel->pend[b] != RS_UNSET && (!abs->known[b] || abs->val[b] != rel->pval[b]))
-				abs->lc[b] = rel->pend[b]; /* decided now that the value before is known */
-			if (lw != RS_UNSET)
-				abs->lw[b] = lw;
-		}
-		uint64_t src = rel->src[b];
-		if (src != RS_UNSET) {
-			abs->val[b] = rel->val[b];
-			abs->known[b] = rel->known[b];
-			abs->src[b] = src;
-		}
+	if (out->track)
+		compose_records(out, abs, rel); /* first: it reads abs's values */
+	const uint64_t *rsrc = rel->src, *asrc = abs->src;
+	const uint8_t *rval = rel->val, *rknown = rel->known, *aval = abs->val;
+	const uint8_t *aknown = abs->known;
+	uint64_t *osrc = out->src;
+	uint8_t *oval = out->val, *oknown = out->known;
+	for (uint32_t b = 0, n = out->size; b < n; b++) {
+		bool set = rsrc[b] != RS_UNSET;
+		oval[b] = set ? rval[b] : aval[b];
+		oknown[b] = set ? rknown[b] : aknown[b];
+		osrc[b] = set ? rsrc[b] : asrc[b];
 	}
-	abs->mode64 = rel->mode64;
+	out->mode64 = rel->mode64;
+	out->fsrc = out->flw = out->flc = UMT_NO_RECORD;
+	umt__rs_forget_seen(out);
 }
 
 void umt__rs_effect(struct rstate *s, const struct reg_effect *e, uint64_t id)

@@ -19,8 +19,9 @@
  * constant to the build's spill file (umt__ixb_spill(): one file shared by
  * every section and range, so that a thousand ranges do not hold a thousand
  * descriptors) and keeping only where it went. After the scan,
- * assemble() gets every range's state in record order on the calling
- * thread, composes them (the state at the start of range k is that at the
+ * assemble() gets every range's state in record order on one thread (of
+ * its own beside the memory section's last phase on two threads and more,
+ * assemble.c; the sections one after another), composes them (the state at the start of range k is that at the
  * end of range k - 1), writes the section's final files through
  * umt__ixb_create() and fills its info block. Memory is the section's own
  * to bound: the budget (b->budget) is the memory postings'.
