@@ -1115,6 +1115,9 @@ static void test_section_thread_fails(void **state)
 	umt__commit_hook = NULL;
 	assert_int_equal(rc, UMT_E_IO);
 	assert_non_null(strstr(umt_errmsg(), "No space left on device"));
+	assert_non_null(strstr(umt_errmsg(), "/dev/full")); /* the file it wrote, and where */
+	print_message("%s\n", umt_errmsg());
+	assert_non_null(strstr(umt_errmsg(), "at offset 0:"));
 	umt_index *ix = NULL;
 	assert_true(umt_index_open(t, idx, &ix) < 0); /* no index: nothing committed */
 	assert_int_equal(umt_index_build(t, idx, &o, NULL), 0); /* the next build is whole */

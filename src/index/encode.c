@@ -3,6 +3,7 @@
  * varint-coded postings, page footers, skip entries and page entries.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -10,6 +11,21 @@
 #include "encode.h"
 
 /* ---- output streams ------------------------------------------------------------------ */
+
+/* A write to @p fd at @p at failed with @p err (0: nothing written): the message names the
+ * file, as the kernel knows it (a temporary of the commit: its final name is in it), and
+ * the offset. */
+static int write_failed(int fd, uint64_t at, int err)
+{
+	char link[32], path[512];
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, path, sizeof path - 1);
+	if (n <= 0)
+		n = snprintf(path, sizeof path, "descriptor %d", fd);
+	path[n < (ssize_t)sizeof path ? n : (ssize_t)sizeof path - 1] = 0;
+	return umt__failf(UMT_E_IO, "index build: %s: cannot write at offset %llu: %s", path,
+	                  (unsigned long long)at, err ? strerror(err) : "no space");
+}
 
 int umt__ix_pwrite_all(int fd, const void *p, size_t n, uint64_t at)
 {
@@ -19,8 +35,7 @@ int umt__ix_pwrite_all(int fd, const void *p, size_t n, uint64_t at)
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
-			return umt__failf(UMT_E_IO, "index build: cannot write: %s",
-			                  k < 0 ? strerror(errno) : "no space");
+			return write_failed(fd, at, k < 0 ? errno : 0);
 		b += k;
 		n -= (size_t)k;
 		at += (uint64_t)k;
