@@ -10,8 +10,8 @@ rounds (the machine is shared: the load average is printed with each
 figure, and medians are taken over --runs rounds).
 
     PYTHONPATH=<umtrace installed> /usr/bin/python3 bench/dask_bench.py \
-        [--trace DIR] [--runs N] [--groups "1,2 4 8"] [--index DIR [--tmp DIR]]
-        [--json FILE]
+        [--trace DIR] [--runs N] [--groups "1,2 4 8"] [--apart]
+        [--index DIR [--tmp DIR]] [--json FILE]
 
 --trace defaults to /work/traces/h12-30m (umtgen --records 30M --threads 4
 --seed 12 DIR makes one like it). The trace is read once before the
@@ -148,29 +148,50 @@ def traced(job, client, path):
     return t, busy
 
 
-def rounds(path, counts, runs, costs):
-    """{(job, W): [seconds of each run]} and the load averages seen, on a
-    LocalCluster of each of @counts workers (alive together, rounds
-    interleaved: each round sees about the same load); with @costs also
-    overhead() on the first cluster."""
+def start_cluster(w, path):
+    """A LocalCluster of @w workers of a thread each and its client, every
+    worker with the trace open."""
     from distributed import Client, LocalCluster
+    lc = LocalCluster(n_workers=w, threads_per_worker=1, processes=True,
+                      dashboard_address=None)
+    client = Client(lc)
+    for job, _ in JOBS.values():
+        job(client, [path])
+    return lc, client
+
+
+def one_round(client, w, path, times, loads):
+    """Each job once on @client (W = @w) into @times, then once more under
+    the task stream for how many tasks ran at once (the stream's own cost
+    kept out of the times)."""
+    for name, (job, _) in JOBS.items():
+        loads.append(load())
+        times.setdefault((name, w), []).append(timed(job, client, [path]))
+        t, busy = traced(job, client, path)
+        times.setdefault((name, w, "busy"), []).append(busy)
+        times.setdefault((name, w, "traced"), []).append(t)
+
+
+def rounds(path, counts, runs, costs, apart=False):
+    """{(job, W): [seconds of each run]} and the load averages seen, on a
+    LocalCluster of each of @counts workers, rounds interleaved so that
+    each sees about the same load: the clusters alive together, or with
+    @apart one at a time (each round starts and closes them in turn: a
+    user has one cluster, and an idle one's processes share the cores);
+    with @costs also overhead() on the first cluster."""
     clusters, times, loads, fixed = {}, {}, [], None
     try:
-        for w in counts:
-            lc = LocalCluster(n_workers=w, threads_per_worker=1, processes=True,
-                              dashboard_address=None)
-            clusters[w] = (lc, Client(lc))
-            for name, (job, _) in JOBS.items():  # every worker opens the trace
-                job(clusters[w][1], [path])
-        if costs:
-            fixed = overhead(clusters[counts[0]][1], path, runs)
-        for _ in range(runs):
-            for name, (job, _) in JOBS.items():
-                for w in counts:
-                    loads.append(load())
-                    t, busy = traced(job, clusters[w][1], path)
-                    times.setdefault((name, w), []).append(t)
-                    times.setdefault((name, w, "busy"), []).append(busy)
+        for r in range(runs):
+            for w in counts:
+                if w not in clusters:
+                    clusters[w] = start_cluster(w, path)
+                if costs and fixed is None:
+                    fixed = overhead(clusters[w][1], path, runs)
+                one_round(clusters[w][1], w, path, times, loads)
+                if apart:
+                    lc, client = clusters.pop(w)
+                    client.close()
+                    lc.close()
     finally:
         for lc, client in clusters.values():
             client.close()
@@ -198,7 +219,8 @@ def report(out, trace, times):
             pred = model(len(trace), c, o, out[f"{name}_task_s"], t0, k, w, out["cores"])
             out[f"{name}_W{w}"] = {"median_s": m, "runs_s": runs, "tasks": k,
                                    "model_s": pred, "speedup": base / m}
-            at_once = statistics.median(b / t for b, t in zip(times[name, w, "busy"], runs))
+            at_once = statistics.median(b / t for b, t in zip(times[name, w, "busy"],
+                                                              times[name, w, "traced"]))
             out[f"{name}_W{w}"]["tasks_at_once"] = at_once
             print(f"{name} W={w}: median {m:.2f} s over {len(runs)} runs (min {min(runs):.2f}, "
                   f"max {max(runs):.2f}), {k} tasks, {at_once:.2f} at once, x{base / m:.2f} vs "
@@ -230,7 +252,7 @@ def cluster_figures(args, out, trace):
     times, loads = {}, []
     for group in [[int(w) for w in g.split(",")] for g in args.groups.split()]:
         g_times, g_loads, costs = rounds(args.trace, group, args.runs,
-                                           "task_overhead_s" not in out)
+                                           "task_overhead_s" not in out, args.apart)
         times.update(g_times)
         loads += g_loads
         if costs:
@@ -249,6 +271,9 @@ def main():
     ap.add_argument("--groups", default="1,2 4 8",
                     help="cluster sizes; the sizes of a group run side by side, in "
                     "interleaved rounds (default '1,2 4 8')")
+    ap.add_argument("--apart", action="store_true",
+                    help="the sizes of a group one at a time: each round starts and closes "
+                    "each cluster in turn (default: alive side by side)")
     ap.add_argument("--json", help="also write the figures to this file")
     ap.add_argument("--index", metavar="DIR",
                     help="also index-one on this (smaller) trace against a local build, "
