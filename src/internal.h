@@ -400,4 +400,13 @@ UMT_HIDDEN long umt__utf8_to_utf16(const char *s, uint16_t *out, size_t cap);
  */
 UMT_HIDDEN int umt__sem_fast(const umt_trace *t, uint64_t ins_id, umt_sem *out);
 
+/**
+ * umt_module_find() without its message for an address no module holds, for
+ * callers that expect many (the coverage of floating code: module.c).
+ * @return 0 with *module_id; 1 when no module holds @p address at @p eid;
+ *   umt_module_find()'s errors.
+ */
+UMT_HIDDEN int umt__module_lookup(const umt_trace *t, uint64_t address, uint64_t eid,
+                                  uint64_t *module_id);
+
 #endif /* UMTRACE_INTERNAL_H */

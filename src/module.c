@@ -354,13 +354,19 @@ int umt_module_find(const umt_trace *t, uint64_t address, uint64_t eid, uint64_t
 {
 	if (t == NULL || module_id == NULL)
 		return umt__failf(UMT_E_INVAL, "umt_module_find: invalid argument");
+	int rc = umt__module_lookup(t, address, eid, module_id);
+	return rc == 1 ? no_module(address, eid) : rc;
+}
+
+int umt__module_lookup(const umt_trace *t, uint64_t address, uint64_t eid, uint64_t *module_id)
+{
 	void *part;
 	int rc = umt__lazy_get(t, &index_kind, &part);
 	if (rc < 0)
 		return rc;
 	const struct umt_module_index *ix = part;
 	if (ix == NULL) /* index_build() never builds "nothing" */
-		return no_module(address, eid);
+		return 1;
 	/* The last bound <= address gives the modules covering it. */
 	uint64_t lo = 0, hi = ix->nbounds;
 	while (lo < hi) {
@@ -395,7 +401,7 @@ int umt_module_find(const umt_trace *t, uint64_t address, uint64_t eid, uint64_t
 		k = ix->node[k].right;
 		lo = mid + 1;
 	}
-	return no_module(address, eid);
+	return 1;
 }
 
 /* ---- the module of an instruction ------------------------------------------ */

@@ -642,7 +642,7 @@ static void expect_same(const char *a, const char *b, const char *name)
 static const struct calls_limits tiny = {
 	.chunk = 3, .tail_cap = CALL_EVENT_MAX, .tail_keep = 8, .stack_block = 2,
 	.window_min = 2, .window_max = 3, .window_bytes = 64, .patch_max = 5,
-	.sort_entries = 7, .merge_bytes = 64, .merge_min = 2,
+	.sort_entries = 7, .merge_bytes = 64, .merge_min = 2, .sort_depth = 2,
 };
 
 static void test_same_bytes(void **state)
@@ -652,14 +652,19 @@ static void test_same_bytes(void **state)
 	fx_umtgen(trace, "--records 60000 --threads 5 --seed 92 --call-depth 12");
 	umt_trace *t = fx_must_open_dir(trace);
 	const struct calls_limits normal = umt__ix_calls_limits;
-	static const struct { unsigned threads; uint64_t memory; bool tiny; const char *name; } b[] = {
-		{1, 0, false, "i1"}, {2, 0, false, "i2"}, {2, 1u << 20, false, "i2budget"},
-		{3, 1u << 20, true, "i3tiny"}, {1, 0, true, "i1tiny"},
+	/* heap: the sorter's buffer sorted by its fallback alone (callsort.c) */
+	static const struct { unsigned threads; uint64_t memory; bool tiny, heap; const char *name; }
+	b[] = {
+		{1, 0, false, false, "i1"}, {2, 0, false, false, "i2"},
+		{2, 1u << 20, false, false, "i2budget"}, {3, 1u << 20, true, false, "i3tiny"},
+		{1, 0, true, false, "i1tiny"}, {1, 0, false, true, "i1heap"},
 	};
 	char *first = fx_path(dir, b[0].name);
 	for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) {
 		char *idx = fx_path(dir, b[i].name);
 		umt__ix_calls_limits = b[i].tiny ? tiny : normal;
+		if (b[i].heap)
+			umt__ix_calls_limits.sort_depth = 0;
 		umt_index *ix = build_open(t, idx, b[i].threads, b[i].memory);
 		if (b[i].tiny) /* its replay spills the same way */
 			assert_int_equal(umt_index_verify(ix), 0);

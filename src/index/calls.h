@@ -150,6 +150,8 @@ struct calls_limits {
 	size_t window_bytes;  /* the windows together */
 	size_t patch_max;     /* patches gathered before they are applied */
 	size_t sort_entries;  /* entries the sorter holds in memory */
+	unsigned sort_depth;  /* partitions of its sort per log2 of the entries before it
+	                       * falls back to a heap sort (callsort.c; 0: at once) */
 	size_t merge_bytes;   /* the merge's read buffers together */
 	size_t merge_min;     /* entries of one run's read buffer, at least */
 };

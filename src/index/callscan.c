@@ -27,6 +27,7 @@ struct calls_limits umt__ix_calls_limits = {
 	.window_bytes = 16u << 20,
 	.patch_max = 65536,
 	.sort_entries = (size_t)1 << 20, /* 24 MiB */
+	.sort_depth = 2,
 	.merge_bytes = 8u << 20,
 	.merge_min = 256,
 };

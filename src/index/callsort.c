@@ -24,17 +24,113 @@ struct call_sorter {
 	size_t nruns, runs_cap;
 };
 
-static int cmp_key(const void *a, const void *b)
-{
-	const struct call_key *x = a, *y = b;
-	if (x->target != y->target)
-		return x->target < y->target ? -1 : 1;
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
 static bool key_less(const struct call_key *x, const struct call_key *y)
 {
 	return x->target < y->target || (x->target == y->target && x->id < y->id);
+}
+
+/* ---- sorting the buffer: an introsort with the comparison inline (qsort()'s call
+ * through a pointer per comparison took 0.13 s of a 30 M-record build) ---------------- */
+
+/* Target, call record, then row: a total order (key_less()'s, ties broken), so that the
+ * result does not depend on the algorithm. */
+static inline bool entry_less(const struct call_key *x, const struct call_key *y)
+{
+	if (x->target != y->target)
+		return x->target < y->target;
+	if (x->id != y->id)
+		return x->id < y->id;
+	return x->row < y->row;
+}
+
+static inline void swap_keys(struct call_key *a, struct call_key *b)
+{
+	struct call_key t = *a;
+	*a = *b;
+	*b = t;
+}
+
+static void insertion_sort(struct call_key *a, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		struct call_key k = a[i];
+		size_t j = i;
+		for (; j > 0 && entry_less(&k, &a[j - 1]); j--)
+			a[j] = a[j - 1];
+		a[j] = k;
+	}
+}
+
+static void heap_down(struct call_key *a, size_t n, size_t i)
+{
+	for (size_t m; (m = 2 * i + 1) < n; i = m) {
+		if (m + 1 < n && entry_less(&a[m], &a[m + 1]))
+			m++;
+		if (!entry_less(&a[i], &a[m]))
+			return;
+		swap_keys(&a[i], &a[m]);
+	}
+}
+
+/* The fallback when partitions go badly: O(n log n) whatever the input. */
+static void heap_sort(struct call_key *a, size_t n)
+{
+	for (size_t i = n / 2; i-- > 0;)
+		heap_down(a, n, i);
+	for (size_t end = n; end-- > 1;) {
+		swap_keys(&a[0], &a[end]);
+		heap_down(a, end, 0);
+	}
+}
+
+/* Partitions around the median of the first, middle and last entries; returns the
+ * pivot's place (entries before it are not greater, after it not less). */
+static size_t partition(struct call_key *a, size_t n)
+{
+	size_t mid = n / 2, last = n - 1;
+	if (entry_less(&a[mid], &a[0]))
+		swap_keys(&a[mid], &a[0]);
+	if (entry_less(&a[last], &a[0]))
+		swap_keys(&a[last], &a[0]);
+	if (entry_less(&a[last], &a[mid]))
+		swap_keys(&a[last], &a[mid]);
+	swap_keys(&a[mid], &a[last - 1]); /* the pivot, out of the way */
+	struct call_key pivot = a[last - 1];
+	size_t i = 0, j = last - 1;
+	for (;;) {
+		while (entry_less(&a[++i], &pivot))
+			;
+		while (entry_less(&pivot, &a[--j]))
+			;
+		if (i >= j)
+			break;
+		swap_keys(&a[i], &a[j]);
+	}
+	swap_keys(&a[i], &a[last - 1]);
+	return i;
+}
+
+static void sort_keys(struct call_key *a, size_t n)
+{
+	unsigned depth = 0; /* sort_depth x log2(n) partitions deep at most, then the heap sort */
+	for (size_t k = n; k > 1; k >>= 1)
+		depth += umt__ix_calls_limits.sort_depth;
+	while (n > 16) {
+		if (depth-- == 0) {
+			heap_sort(a, n);
+			return;
+		}
+		size_t p = partition(a, n);
+		/* the smaller side recursively, the larger in this loop: log n stack */
+		if (p < n - p - 1) {
+			sort_keys(a, p);
+			a += p + 1, n -= p + 1;
+		} else {
+			sort_keys(a + p + 1, n - p - 1);
+			n = p;
+		}
+	}
+	insertion_sort(a, n);
 }
 
 int umt__ix_csort_new(struct ix_build *b, struct call_sorter **out)
@@ -69,7 +165,7 @@ static int spill_run(struct call_sorter *s)
 		s->runs = p;
 		s->runs_cap = cap;
 	}
-	qsort(s->buf, s->n, sizeof *s->buf, cmp_key);
+	sort_keys(s->buf, s->n);
 	struct srun *r = &s->runs[s->nruns];
 	int rc = umt__ixb_spill(s->b, s->buf, s->n * sizeof *s->buf, &r->at);
 	if (rc == 0) {
@@ -214,7 +310,7 @@ int umt__ix_csort_finish(struct call_sorter *s, uint64_t *targets)
 		if (rc == 0)
 			rc = merge_runs(s, &o);
 	} else if (rc == 0) {
-		qsort(s->buf, s->n, sizeof *s->buf, cmp_key);
+		sort_keys(s->buf, s->n);
 		for (size_t i = 0; rc == 0 && i < s->n; i++)
 			rc = out_put(&o, &s->buf[i]);
 	}

@@ -181,8 +181,15 @@ static int range_begin(struct ix_build *b, unsigned range, uint64_t first, uint6
 /* Learns whether row @p row is floating (its ModuleID checked): the first record of it. */
 static int __attribute__((noinline)) learn_kind(struct global *g, uint64_t row, uint8_t *kind)
 {
+	const umt_ins_rec *ir = NULL;
 	uint64_t m;
-	int rc = umt_ins_module(g->b->t, row, &m);
+	int rc = umt_ins_get(g->b->t, row, &ir);
+	/* floating code is asked about first: umt_ins_module() reports it as an error, whose
+	 * message costs more than the rest of the row's first sight */
+	if (rc == 0 && (ir == NULL || ir->ModuleID != -1))
+		rc = umt_ins_module(g->b->t, row, &m);
+	else if (rc == 0)
+		rc = UMT_E_NOT_FOUND;
 	if (rc < 0 && rc != UMT_E_NOT_FOUND)
 		return rc;
 	*kind = rc == 0 ? KIND_MODULE : KIND_FLOATING;
@@ -211,9 +218,9 @@ static int __attribute__((noinline)) count_floating(struct range *s, uint64_t ro
 	const umt_ins_rec *ir = NULL;
 	uint64_t m = 0;
 	int rc = umt_ins_get(s->g->b->t, row, &ir);
-	if (rc == 0 && ir != NULL)
-		rc = umt_module_find(s->g->b->t, (uint64_t)ir->Address, r->id, &m);
-	if (rc == UMT_E_NOT_FOUND)
+	if (rc == 0 && ir != NULL) /* no message for an address outside modules: the usual case */
+		rc = umt__module_lookup(s->g->b->t, (uint64_t)ir->Address, r->id, &m);
+	if (rc == 1)
 		return count_own(s, row); /* outside modules */
 	return rc < 0 ? rc : table_add(&s->t, row, (int64_t)m, 1);
 }
