@@ -546,15 +546,6 @@ static void expect_same_files(const char *a, const char *b)
 
 /* ---- the build's sort, against a stable sort by brute force --------------------------- */
 
-static uint64_t sort_rnd_state = 0x9e3779b97f4a7c15ull;
-static uint64_t sort_rnd(void)
-{
-	sort_rnd_state ^= sort_rnd_state << 13;
-	sort_rnd_state ^= sort_rnd_state >> 7;
-	sort_rnd_state ^= sort_rnd_state << 17;
-	return sort_rnd_state;
-}
-
 /* By list, then key: keys are the entries' original positions, so this is the stable order. */
 static int by_list_then_key(const void *a, const void *b)
 {
@@ -578,14 +569,14 @@ static void test_sort_ranges(void **state)
 	assert_non_null(a), assert_non_null(tmp), assert_non_null(want), assert_non_null(counts);
 	for (size_t k = 0; k < sizeof bits / sizeof bits[0]; k++) {
 		for (int few = 0; few < 2; few++) {
-			uint64_t base = sort_rnd(), span = bits[k] == 64 ? UINT64_MAX
+			uint64_t base = rnd(), span = bits[k] == 64 ? UINT64_MAX
 			                                 : ((uint64_t)1 << bits[k]) - 1;
 			if (bits[k] == 64)
 				base = 0;
 			else if (base > UINT64_MAX - span)
 				base -= span;
 			for (size_t i = 0; i < n; i++) {
-				uint64_t r = few ? sort_rnd() % 7 * (span / 6) : sort_rnd();
+				uint64_t r = few ? rnd() % 7 * (span / 6) : rnd();
 				a[i].list = base + (span == UINT64_MAX ? r : r % (span + 1));
 				a[i].key = i; /* ascending, as extracted */
 				a[i].locator = (uint32_t)(i * 31);
